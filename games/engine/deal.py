@@ -1,0 +1,163 @@
+"""Deal codes and the version-1 shuffle.
+
+A deal code such as ``KL1-D1N-AAAAAAG`` names a deal, its draw mode and its scoring
+system. The card order is computed from the deal number by :func:`shuffled_deck`, an
+algorithm written out step by step in ``docs/deal-codes.md`` so that any language can
+reproduce it: SplitMix64 seeded with the deal number, unbiased bounded integers by
+rejection, and a Fisher–Yates shuffle. It does not use Python's ``random`` module,
+whose internals are free to change between versions.
+"""
+
+from __future__ import annotations
+
+import enum
+import secrets
+from dataclasses import dataclass
+from typing import Final
+
+from .cards import Card, DECK
+
+PREFIX: Final = "KL1"
+NUMBER_LENGTH: Final = 7
+MAX_DEAL_NUMBER: Final = 2**35 - 1
+BASE32_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+_MASK64: Final = 2**64 - 1
+
+
+class Scoring(str, enum.Enum):
+    NORMAL = "normal"
+    VEGAS = "vegas"
+
+
+class DealCodeError(ValueError):
+    """A deal code that cannot be parsed; ``code`` says which part is wrong."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class DealCode:
+    """A parsed deal code: deal number, draw count (1 or 3) and scoring system."""
+
+    number: int
+    draw: int = 1
+    scoring: Scoring = Scoring.NORMAL
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.number <= MAX_DEAL_NUMBER:
+            raise DealCodeError("bad_number", f"deal numbers run from 0 to {MAX_DEAL_NUMBER}")
+        if self.draw not in (1, 3):
+            raise DealCodeError("bad_draw", "draw must be 1 or 3")
+        object.__setattr__(self, "scoring", Scoring(self.scoring))
+
+    def __str__(self) -> str:
+        mode = f"D{self.draw}{'V' if self.scoring is Scoring.VEGAS else 'N'}"
+        return f"{PREFIX}-{mode}-{encode_number(self.number)}"
+
+    @classmethod
+    def parse(cls, text: str) -> "DealCode":
+        """Parse a code, case-insensitively and ignoring surrounding white space."""
+        if not isinstance(text, str):
+            raise DealCodeError("bad_format", "a deal code is a string like KL1-D1N-AAAAAAG")
+        parts = text.strip().upper().split("-")
+        if len(parts) != 3:
+            raise DealCodeError(
+                "bad_format", "a deal code has three parts separated by dashes, like KL1-D1N-AAAAAAG"
+            )
+        prefix, mode, number = parts
+        if prefix != PREFIX:
+            raise DealCodeError(
+                "bad_prefix", f"the code must start with {PREFIX} (Klondike, deal algorithm version 1), not {prefix!r}"
+            )
+        if len(mode) != 3 or mode[0] != "D":
+            raise DealCodeError("bad_mode", f"the middle part must be D1N, D1V, D3N or D3V, not {mode!r}")
+        if mode[1] not in "13":
+            raise DealCodeError("bad_draw", f"the draw must be D1 or D3, not {mode[:2]!r}")
+        if mode[2] not in "NV":
+            raise DealCodeError("bad_scoring", f"the scoring must be N (Normal) or V (Vegas), not {mode[2]!r}")
+        scoring = Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL
+        return cls(decode_number(number), int(mode[1]), scoring)
+
+    @classmethod
+    def random(cls, draw: int = 1, scoring: Scoring = Scoring.NORMAL) -> "DealCode":
+        """A fresh code with a deal number from the operating system's CSPRNG."""
+        return cls(secrets.randbelow(MAX_DEAL_NUMBER + 1), draw, scoring)
+
+
+def encode_number(number: int) -> str:
+    """The 7-character base-32 form of a deal number (``6`` → ``"AAAAAAG"``)."""
+    chars = []
+    for _ in range(NUMBER_LENGTH):
+        chars.append(BASE32_ALPHABET[number & 31])
+        number >>= 5
+    return "".join(reversed(chars))
+
+
+def decode_number(text: str) -> int:
+    if len(text) != NUMBER_LENGTH:
+        raise DealCodeError(
+            "bad_number", f"the deal number must be {NUMBER_LENGTH} characters of A–Z and 2–7, not {len(text)}"
+        )
+    number = 0
+    for char in text:
+        value = BASE32_ALPHABET.find(char)
+        if value < 0:
+            raise DealCodeError(
+                "bad_number", f"{char!r} is not a deal-number character: use A–Z and 2–7 (base 32)"
+            )
+        number = number * 32 + value
+    return number
+
+
+def splitmix64(state: int) -> tuple[int, int]:
+    """One SplitMix64 step: returns ``(new_state, output)``, both 64-bit."""
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, z ^ (z >> 31)
+
+
+def shuffled_deck(number: int) -> list[Card]:
+    """The version-1 card order of deal ``number`` (see ``docs/deal-codes.md``).
+
+    Start from the sorted deck (A♠…K♠, A♥…K♥, A♦…K♦, A♣…K♣) and, for ``i`` from 51
+    down to 1, swap position ``i`` with a position ``j`` drawn uniformly from
+    ``0..i``. ``j`` is the first SplitMix64 output ``x`` below
+    ``2**64 - 2**64 % (i + 1)``, taken modulo ``i + 1``.
+    """
+    deck = list(DECK)
+    state = number
+    for i in range(51, 0, -1):
+        bound = i + 1
+        limit = 2**64 - 2**64 % bound
+        while True:
+            state, x = splitmix64(state)
+            if x < limit:
+                break
+        j = x % bound
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def layout(deck: list[Card]) -> tuple[list[list[Card]], list[Card]]:
+    """Deal a card order onto the table, as a person deals.
+
+    Rows are dealt left to right: the first card to t1, the next six to t2…t7, then
+    one to each of t2…t7, and so on (28 cards). The remaining 24 form the stock, the
+    29th card being the first drawn. Returns the columns (bottom → top) and the stock
+    (next drawn first).
+    """
+    if sorted(deck) != list(DECK):
+        raise ValueError("a deck is a permutation of the 52 cards")
+    columns: list[list[Card]] = [[] for _ in range(7)]
+    position = 0
+    for row in range(7):
+        for column in range(row, 7):
+            columns[column].append(deck[position])
+            position += 1
+    return columns, deck[position:]

@@ -1,0 +1,103 @@
+"""Moves: the wire format of the whole service, as small value types.
+
+JSON forms (``Move.from_json`` / ``Move.to_json``)::
+
+    {"type": "draw"}    {"type": "recycle"}    {"type": "undo"}
+    {"type": "move", "card": "9S", "to": "t4"}   # to: t1…t7, foundation, tableau
+
+``"foundation"`` sends the card to its suit's foundation (a tap); ``"tableau"`` lets
+the engine choose a column (a double tap, RULES.md "Smart destinations"). Applied
+moves are reported in canonical form, with a concrete destination.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, NamedTuple
+
+from .cards import Card, card_name, parse_card
+
+DRAW: Final = "draw"
+RECYCLE: Final = "recycle"
+UNDO: Final = "undo"
+MOVE: Final = "move"
+
+#: Destinations: ``0..6`` are the columns t1…t7.
+FOUNDATION: Final = 7
+TABLEAU: Final = 8
+
+_TARGET_NAMES: Final = ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "foundation", "tableau")
+_TARGETS: Final = {name: index for index, name in enumerate(_TARGET_NAMES)}
+_SIMPLE_KINDS: Final = (DRAW, RECYCLE, UNDO)
+
+
+class MoveError(Exception):
+    """A move that is malformed or refused. ``code`` is stable and machine-readable;
+    ``detail`` is a sentence for the player. A refused move changes nothing."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+    def to_json(self) -> dict[str, str]:
+        return {"error": self.code, "detail": self.detail}
+
+
+class Move(NamedTuple):
+    """One action. ``card`` and ``to`` are used by ``kind == "move"`` only."""
+
+    kind: str
+    card: Card = -1
+    to: int = -1
+
+    @classmethod
+    def draw(cls) -> "Move":
+        return DRAW_MOVE
+
+    @classmethod
+    def to_column(cls, card: Card, column: int) -> "Move":
+        return cls(MOVE, card, column)
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Move":
+        """Parse the wire format; raises :class:`MoveError` (``bad_move``)."""
+        if not isinstance(data, dict):
+            raise MoveError("bad_move", 'a move is a JSON object such as {"type": "draw"}')
+        kind = data.get("type")
+        if kind in _SIMPLE_KINDS:
+            if len(data) != 1:
+                raise MoveError("bad_move", f'a {kind} takes no other fields than "type"')
+            return _SIMPLE_MOVES[kind]
+        if kind != MOVE:
+            raise MoveError("bad_move", 'the move type must be "draw", "recycle", "undo" or "move"')
+        if set(data) != {"type", "card", "to"}:
+            raise MoveError("bad_move", 'a move needs exactly "type", "card" and "to"')
+        try:
+            card = parse_card(data["card"])
+        except ValueError:
+            raise MoveError("bad_card", f"{data['card']!r} is not a card: write it like 9S, TH or AC") from None
+        to = data["to"]
+        target = _TARGETS.get(to.strip().lower()) if isinstance(to, str) else None
+        if target is None:
+            raise MoveError("bad_destination", f"{to!r} is not a destination: use t1…t7, foundation or tableau")
+        return cls(MOVE, card, target)
+
+    def to_json(self) -> dict[str, str]:
+        if self.kind != MOVE:
+            return {"type": self.kind}
+        return {"type": MOVE, "card": card_name(self.card), "to": _TARGET_NAMES[self.to]}
+
+    def __str__(self) -> str:
+        if self.kind != MOVE:
+            return self.kind
+        return f"{card_name(self.card)}→{_TARGET_NAMES[self.to]}"
+
+
+DRAW_MOVE: Final = Move(DRAW)
+RECYCLE_MOVE: Final = Move(RECYCLE)
+UNDO_MOVE: Final = Move(UNDO)
+_SIMPLE_MOVES: Final = {DRAW: DRAW_MOVE, RECYCLE: RECYCLE_MOVE, UNDO: UNDO_MOVE}
+
+
+def target_name(target: int) -> str:
+    return _TARGET_NAMES[target]
