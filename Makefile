@@ -1,0 +1,46 @@
+# Developer entry points.  See README.md.
+SHELL := /bin/bash
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/klondike
+TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
+
+.PHONY: venv run services test bench
+
+## venv: create .venv (if missing) and install the project + test extras;
+##       reinstalls only when pyproject.toml is newer than .venv/.installed
+venv: $(STAMP)
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[test]'
+	touch $(STAMP)
+
+## run: migrate and serve on http://127.0.0.1:8000 (SQLite + in-memory layer
+##      unless DATABASE_URL / REDIS_URL are set; DEBUG defaults to true here)
+run: venv
+	export DEBUG="$${DEBUG:-true}"; \
+	$(PY) manage.py migrate --noinput && \
+	exec $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 config.asgi:application
+
+## services: make sure local PostgreSQL and Redis are running
+services:
+	scripts/services.sh
+
+## test: whole suite against real PostgreSQL and Redis.  pytest's exit code is
+##       passed through unchanged (5 = no tests collected is a failure).
+test: venv services
+	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
+	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
+	export SECRET_KEY="$${SECRET_KEY:-insecure-test-only-key}"; \
+	exec $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+## bench: engine micro-benchmarks (bench/engine.py)
+bench: venv
+	$(PY) bench/engine.py

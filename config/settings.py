@@ -1,0 +1,304 @@
+"""Django settings for the Klondike service.
+
+One module, configured entirely from environment variables through the small
+typed helpers below.  Every helper raises ``ImproperlyConfigured`` with a
+message naming the variable and the accepted values, so a bad deployment fails
+at import time instead of misbehaving later.
+
+Helpers take an optional ``environ`` mapping (defaults to ``os.environ``) so
+they can be unit-tested without touching the process environment.
+
+Variables
+---------
+SECRET_KEY      required unless DEBUG is true (then a fixed dev key is used)
+DEBUG           bool, default false
+ALLOWED_HOSTS   comma-separated, default "127.0.0.1,localhost"
+CSRF_TRUSTED_ORIGINS  comma-separated, default empty
+DATABASE_URL    postgres://user:pass@host:port/name or sqlite:///path;
+                unset -> SQLite file db.sqlite3 at the project root
+DB_CONN_MAX_AGE int seconds, default 0
+REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_MISSING = object()
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+# ---------------------------------------------------------------------------
+# Typed environment helpers
+# ---------------------------------------------------------------------------
+
+
+def _raw(name: str, environ: Mapping[str, str] | None) -> str | None:
+    """Return the stripped value of ``name`` or None if unset/empty."""
+    env = os.environ if environ is None else environ
+    value = env.get(name)
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None
+
+
+def env_str(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> str:
+    value = _raw(name, environ)
+    if value is None:
+        if default is _MISSING:
+            raise ImproperlyConfigured(f"Environment variable {name} is required but not set.")
+        return default
+    return value
+
+
+def env_bool(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> bool:
+    value = _raw(name, environ)
+    if value is None:
+        if default is _MISSING:
+            raise ImproperlyConfigured(f"Environment variable {name} is required but not set.")
+        return default
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ImproperlyConfigured(
+        f"Environment variable {name}={value!r} is not a boolean; "
+        f"use one of {sorted(_TRUE)} or {sorted(_FALSE)}."
+    )
+
+
+def env_int(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> int:
+    value = _raw(name, environ)
+    if value is None:
+        if default is _MISSING:
+            raise ImproperlyConfigured(f"Environment variable {name} is required but not set.")
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"Environment variable {name}={value!r} is not an integer."
+        ) from None
+
+
+def env_list(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Comma-separated list; blank items are dropped. ``default`` may be a str or list."""
+    value = _raw(name, environ)
+    if value is None:
+        if default is _MISSING:
+            raise ImproperlyConfigured(f"Environment variable {name} is required but not set.")
+        if isinstance(default, str):
+            value = default
+        else:
+            return list(default)
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# ---------------------------------------------------------------------------
+# DATABASE_URL / REDIS_URL
+# ---------------------------------------------------------------------------
+
+_POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql"}
+
+
+def parse_database_url(url: str, *, base_dir: Path = BASE_DIR) -> dict:
+    """Turn a DATABASE_URL into a Django ``DATABASES['default']`` dict.
+
+    Supported:
+      postgres://user:pass@host:port/name[?sslmode=require&...]
+      sqlite:///relative/path.sqlite3   (relative to the project root)
+      sqlite:////absolute/path.sqlite3
+      sqlite:///:memory:
+    """
+    if url.startswith("sqlite:"):
+        if not url.startswith("sqlite:///"):
+            raise ImproperlyConfigured(
+                f"DATABASE_URL {url!r}: SQLite URLs must look like sqlite:///path "
+                "(three slashes; four for an absolute path)."
+            )
+        path = url[len("sqlite:///"):]
+        if not path:
+            raise ImproperlyConfigured(f"DATABASE_URL {url!r}: missing SQLite file path.")
+        if path != ":memory:" and not os.path.isabs(path):
+            path = str(base_dir / path)
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path}
+
+    parts = urlsplit(url)
+    if parts.scheme not in _POSTGRES_SCHEMES:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL scheme {parts.scheme!r} is not supported; "
+            "use postgres://user:pass@host:port/name or sqlite:///path."
+        )
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured(f"DATABASE_URL {url!r}: missing database name.")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured(f"DATABASE_URL {url!r}: port is not a valid number.") from None
+    config = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": unquote(parts.hostname or ""),
+        "PORT": str(port) if port else "",
+    }
+    options = dict(parse_qsl(parts.query))
+    if options:
+        config["OPTIONS"] = options
+    return config
+
+
+def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path = BASE_DIR) -> dict:
+    url = _raw("DATABASE_URL", environ)
+    if url is None:
+        config = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(base_dir / "db.sqlite3")}
+    else:
+        config = parse_database_url(url, base_dir=base_dir)
+    config["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 0, environ=environ)
+    config["CONN_HEALTH_CHECKS"] = config["CONN_MAX_AGE"] > 0
+    return config
+
+
+CHANNEL_LAYER_CAPACITY = 1000
+CHANNEL_LAYER_EXPIRY = 60  # seconds a message may sit unread in Redis
+
+
+def channel_layers_config(*, environ: Mapping[str, str] | None = None) -> dict:
+    url = _raw("REDIS_URL", environ)
+    if url is None:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    scheme = urlsplit(url).scheme
+    if scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured(
+            f"REDIS_URL scheme {scheme!r} is not supported; use redis://host:port/db."
+        )
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [url],
+                "capacity": CHANNEL_LAYER_CAPACITY,
+                "expiry": CHANNEL_LAYER_EXPIRY,
+            },
+        }
+    }
+
+
+def secret_key(debug: bool, *, environ: Mapping[str, str] | None = None) -> str:
+    if debug:
+        return env_str("SECRET_KEY", "django-insecure-dev-only-key-do-not-use-in-production", environ=environ)
+    value = _raw("SECRET_KEY", environ)
+    if value is None:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is false (set DEBUG=true for local development)."
+        )
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Settings
+# ---------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = secret_key(DEBUG)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "channels",
+    "games",
+    "accounts",
+    "leaderboards",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+DATABASES = {"default": database_config()}
+CHANNEL_LAYERS = channel_layers_config()
+
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+}
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
