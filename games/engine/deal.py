@@ -48,11 +48,14 @@ class DealCode:
     scoring: Scoring = Scoring.NORMAL
 
     def __post_init__(self) -> None:
-        if not 0 <= self.number <= MAX_DEAL_NUMBER:
-            raise DealCodeError("bad_number", f"deal numbers run from 0 to {MAX_DEAL_NUMBER}")
-        if self.draw not in (1, 3):
+        if type(self.number) is not int or not 0 <= self.number <= MAX_DEAL_NUMBER:
+            raise DealCodeError("bad_number", f"deal numbers are whole numbers from 0 to {MAX_DEAL_NUMBER}")
+        if type(self.draw) is not int or self.draw not in (1, 3):
             raise DealCodeError("bad_draw", "draw must be 1 or 3")
-        object.__setattr__(self, "scoring", Scoring(self.scoring))
+        try:
+            object.__setattr__(self, "scoring", Scoring(self.scoring))
+        except ValueError:
+            raise DealCodeError("bad_scoring", "scoring must be normal or vegas") from None
 
     def __str__(self) -> str:
         mode = f"D{self.draw}{'V' if self.scoring is Scoring.VEGAS else 'N'}"
@@ -61,8 +64,9 @@ class DealCode:
     @classmethod
     def parse(cls, text: str) -> "DealCode":
         """Parse a code, case-insensitively and ignoring surrounding white space."""
-        if not isinstance(text, str):
-            raise DealCodeError("bad_format", "a deal code is a string like KL1-D1N-AAAAAAG")
+        if not isinstance(text, str) or not text.isascii():
+            # ASCII only: Unicode case folding would turn "ß" into "SS".
+            raise DealCodeError("bad_format", "a deal code is a string of ASCII letters, digits and dashes like KL1-D1N-AAAAAAG")
         parts = text.strip().upper().split("-")
         if len(parts) != 3:
             raise DealCodeError(
@@ -130,6 +134,8 @@ def shuffled_deck(number: int) -> list[Card]:
     ``0..i``. ``j`` is the first SplitMix64 output ``x`` below
     ``2**64 - 2**64 % (i + 1)``, taken modulo ``i + 1``.
     """
+    if not 0 <= number <= MAX_DEAL_NUMBER:
+        raise ValueError(f"deal numbers run from 0 to {MAX_DEAL_NUMBER}")
     deck = list(DECK)
     state = number
     for i in range(51, 0, -1):
