@@ -196,6 +196,16 @@ def channel_layers_config(*, environ: Mapping[str, str] | None = None) -> dict:
     }
 
 
+def cache_config(*, environ: Mapping[str, str] | None = None) -> dict:
+    """Redis when REDIS_URL is set (throttles must be shared by every process),
+    otherwise the per-process memory cache."""
+    url = _raw("REDIS_URL", environ)
+    if url is None:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                        "KEY_PREFIX": "klondike"}}
+
+
 def secret_key(debug: bool, *, environ: Mapping[str, str] | None = None) -> str:
     if debug:
         return env_str("SECRET_KEY", "django-insecure-dev-only-key-do-not-use-in-production", environ=environ)
@@ -226,6 +236,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "games",
     "accounts",
@@ -266,6 +278,9 @@ ASGI_APPLICATION = "config.asgi.application"
 
 DATABASES = {"default": database_config()}
 CHANNEL_LAYERS = channel_layers_config()
+CACHES = cache_config()
+
+AUTH_USER_MODEL = "accounts.User"
 
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",
@@ -284,9 +299,28 @@ AUTH_PASSWORD_VALIDATORS = [
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # Token first: an anonymous API call then gets 401 with WWW-Authenticate.
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env_str("THROTTLE_LOGIN", "10/min"),
+        "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
+    },
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Klondike API",
+    "DESCRIPTION": "Server-validated Klondike solitaire. Errors are {\"error\": code, \"detail\": sentence}.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LANGUAGE_CODE = "en-us"

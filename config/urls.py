@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.http import JsonResponse
-from django.urls import path
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 
 def healthz(request):
@@ -11,4 +12,13 @@ def healthz(request):
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/", include("games.urls")),
+    path("api/", include("accounts.urls")),
 ]
+
+handler400 = "config.api.bad_request"
+handler403 = "config.api.permission_denied"
+handler404 = "config.api.not_found"
+handler500 = "config.api.server_error"

@@ -1,0 +1,152 @@
+"""Sign up, log in, log out, profile. Browsers use the session; API clients the token
+returned by sign-up and log-in (``Authorization: Token …``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from games.api import GUEST_SESSION_KEY, validated
+from games.models import Game
+from games.serializers import ErrorSerializer
+from games.services import ServiceError, claim_guest_games
+
+User = get_user_model()
+USERNAME_HELP = "3–30 letters, digits, '_' or '-'; unique regardless of case"
+
+
+class SignUpSerializer(serializers.Serializer):
+    username = serializers.RegexField(r"^[A-Za-z0-9_-]{3,30}$", help_text=USERNAME_HELP)
+    password = serializers.CharField(min_length=8, max_length=128, write_only=True)
+    email = serializers.EmailField(required=False, allow_blank=True)
+
+
+class LogInSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True)
+
+
+class ProfileUpdateSerializer(serializers.Serializer):
+    email = serializers.EmailField(required=False, allow_blank=True)
+
+
+class ProfileSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.CharField()
+    date_joined = serializers.DateTimeField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+
+
+class PublicProfileSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    date_joined = serializers.DateTimeField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+
+
+class SessionSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    token = serializers.CharField(help_text="for API clients: send 'Authorization: Token <token>'")
+    claimed_games = serializers.IntegerField(help_text="guest games of this browser now in the account")
+
+
+def public_profile(user: Any) -> dict[str, Any]:
+    games = Game.objects.filter(owner=user)
+    return {
+        "username": user.username,
+        "date_joined": user.date_joined,
+        "games": games.count(),
+        "wins": games.filter(status=Game.Status.WON).count(),
+    }
+
+
+def start_session(request: Request, user: Any) -> dict[str, Any]:
+    """Log the user in, hand over the browser's guest games, and return a token."""
+    guest_key = request.session.get(GUEST_SESSION_KEY, "")
+    login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+    claimed = claim_guest_games(guest_key, user.pk)
+    token, _ = Token.objects.get_or_create(user=user)
+    return {"username": user.username, "token": token.key, "claimed_games": claimed}
+
+
+class SignUpView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "signup"
+
+    @extend_schema(summary="Create an account", request=SignUpSerializer,
+                   responses={201: SessionSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(SignUpSerializer, request.data)
+        if User.objects.filter(username__iexact=data["username"]).exists():
+            raise ServiceError("username_taken", f"the name {data['username']} is taken", 409)
+        candidate = User(username=data["username"], email=data.get("email", ""))
+        try:
+            password_validation.validate_password(data["password"], candidate)
+        except DjangoValidationError as exc:
+            raise ServiceError("weak_password", " ".join(exc.messages)) from None
+        user = User.objects.create_user(data["username"], data.get("email", ""), data["password"])
+        return Response(start_session(request, user), status=201)
+
+
+class LogInView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "login"
+
+    @extend_schema(summary="Log in", request=LogInSerializer,
+                   responses={200: SessionSerializer, 400: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(LogInSerializer, request.data)
+        user = authenticate(request._request, username=data["username"], password=data["password"])
+        if user is None:
+            raise ServiceError("bad_credentials", "that username and password do not match", 400)
+        return Response(start_session(request, user))
+
+
+class LogOutView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Log out", request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=204)
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="My profile", responses={200: ProfileSerializer, 403: ErrorSerializer})
+    def get(self, request: Request) -> Response:
+        return Response({**public_profile(request.user), "email": request.user.email})
+
+    @extend_schema(summary="Update my profile", request=ProfileUpdateSerializer,
+                   responses={200: ProfileSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
+    def patch(self, request: Request) -> Response:
+        data = validated(ProfileUpdateSerializer, request.data)
+        if "email" in data:
+            request.user.email = data["email"]
+            request.user.save(update_fields=["email"])
+        return self.get(request)
+
+
+class ProfileView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="A player's public profile", responses={200: PublicProfileSerializer, 404: ErrorSerializer})
+    def get(self, request: Request, username: str) -> Response:
+        user = User.objects.filter(username__iexact=username).first()
+        if user is None:
+            raise ServiceError("not_found", "there is no such player", 404)
+        return Response(public_profile(user))

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from accounts import api
+
+urlpatterns = [
+    path("accounts/signup", api.SignUpView.as_view(), name="signup"),
+    path("accounts/login", api.LogInView.as_view(), name="login"),
+    path("accounts/logout", api.LogOutView.as_view(), name="logout"),
+    path("accounts/me", api.MeView.as_view(), name="me"),
+    path("players/<str:username>", api.ProfileView.as_view(), name="player"),
+]

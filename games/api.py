@@ -1,0 +1,182 @@
+"""REST endpoints for games: thin views over games.services."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import services
+from games.engine import Game as EngineGame
+from games.engine import deal_json, full_view, public_view
+from games.models import Game, Move
+from games.serializers import (
+    ConflictSerializer, CreateGameSerializer, ErrorSerializer, GameSerializer, MoveRequestSerializer,
+    MoveResultSerializer, ReplaySerializer, SeqSerializer, UndoRequestSerializer,
+)
+from games.services import Actor, ServiceError
+
+GUEST_SESSION_KEY = "guest_key"
+ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+MOVE_ERRORS = {**ERRORS, 409: ConflictSerializer, 422: ErrorSerializer}
+
+
+def actor_for(request: Request, *, create_guest: bool = False) -> Actor:
+    """The account, or the guest of this browser session (created on first write)."""
+    if request.user.is_authenticated:
+        return Actor(user_id=request.user.pk)
+    key = request.session.get(GUEST_SESSION_KEY, "")
+    if not key and create_guest:
+        key = secrets.token_urlsafe(24)
+        request.session[GUEST_SESSION_KEY] = key
+    return Actor(guest_key=key)
+
+
+def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> dict[str, Any]:
+    engine = engine or game.engine()
+    return {
+        "id": str(game.id),
+        "code": game.code if game.code_visible else None,
+        "draw": game.draw,
+        "scoring": game.scoring,
+        "kind": game.kind,
+        "ranked_undo": game.ranked_undo,
+        "public": game.public,
+        "status": game.status,
+        "owner": game.owner.username if game.owner_id else None,
+        "seq": game.seq,
+        "score": game.score,
+        "moves": game.moves,
+        "foundation_count": game.foundation_count,
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "seconds": game.elapsed_seconds(),
+        "yours": actor.owns(game),
+        "view": public_view(engine) if game.is_live else full_view(engine),
+    }
+
+
+def get_game(game_id: Any) -> Game:
+    try:
+        return Game.objects.select_related("owner").get(pk=game_id)
+    except Game.DoesNotExist:
+        raise ServiceError("not_found", "there is no such game", 404) from None
+
+
+def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ServiceError("invalid", "the request body must be a JSON object")
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class GamePagination(LimitOffsetPagination):
+    default_limit = 20
+    max_limit = 100
+
+
+class GamesView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="List my games",
+        parameters=[OpenApiParameter("status", str, enum=["live", "won", "resigned"], required=False)],
+        responses={200: GameSerializer(many=True), **ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        actor = actor_for(request)
+        if actor.user_id is not None:
+            games = Game.objects.filter(owner_id=actor.user_id)
+        elif actor.guest_key:
+            games = Game.objects.filter(owner=None, guest_key=actor.guest_key)
+        else:
+            games = Game.objects.none()
+        status = request.query_params.get("status")
+        if status is not None:
+            if status not in Game.Status.values:
+                raise ServiceError("invalid", "status must be live, won or resigned")
+            games = games.filter(status=status)
+        paginator = GamePagination()
+        page = paginator.paginate_queryset(games.select_related("owner").order_by("-created_at"), request, view=self)
+        return paginator.get_paginated_response([game_payload(game, actor) for game in page])
+
+    @extend_schema(
+        summary="Start a game",
+        description="A random deal with the given rules, or the deal of `code`. A random Vegas "
+                    "deal is ranked: its undo policy is ranked and its code is withheld until it ends.",
+        request=CreateGameSerializer, responses={201: GameSerializer, **ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(CreateGameSerializer, request.data)
+        game = services.create_game(actor_for(request, create_guest=True), **data)
+        return Response(game_payload(game, actor_for(request)), status=201)
+
+
+class GameView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Read a game", responses={200: GameSerializer, **ERRORS})
+    def get(self, request: Request, game_id: Any) -> Response:
+        return Response(game_payload(get_game(game_id), actor_for(request)))
+
+
+class MovesView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Play a move",
+        description="The move in the engine's wire format and `seq`, the event number it will get. "
+                    "A retry with the same seq and move returns the first result; any other stale "
+                    "seq gets 409 with the current one. An illegal move gets 422 and changes nothing.",
+        request=MoveRequestSerializer, responses={200: MoveResultSerializer, **MOVE_ERRORS},
+    )
+    def post(self, request: Request, game_id: Any) -> Response:
+        data = validated(MoveRequestSerializer, request.data)
+        return Response(services.submit_move(game_id, actor_for(request), data["move"], data["seq"]))
+
+
+class UndoView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Undo the last action", request=UndoRequestSerializer,
+                   responses={200: MoveResultSerializer, **MOVE_ERRORS})
+    def post(self, request: Request, game_id: Any) -> Response:
+        data = validated(UndoRequestSerializer, request.data)
+        return Response(services.submit_move(game_id, actor_for(request), {"type": "undo"}, data["seq"]))
+
+
+class ResignView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Give up", request=SeqSerializer, responses={200: MoveResultSerializer, **MOVE_ERRORS})
+    def post(self, request: Request, game_id: Any) -> Response:
+        data = validated(SeqSerializer, request.data if request.data else {})
+        return Response(services.resign(game_id, actor_for(request), data.get("seq")))
+
+
+class ReplayView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Replay of a finished game",
+                   description="The full deal and every move with its time. Refused while the game is live.",
+                   responses={200: ReplaySerializer, 409: ErrorSerializer, 404: ErrorSerializer})
+    def get(self, request: Request, game_id: Any) -> Response:
+        game = get_game(game_id)
+        if game.is_live:
+            raise ServiceError("game_live", "the replay is available once the game is over", 409)
+        moves = [
+            {"seq": m.seq, "move": m.action, "flipped": m.flipped or None, "score": m.score,
+             "moves": m.moves, "at": m.created_at}
+            for m in Move.objects.filter(game=game).order_by("seq")
+        ]
+        deal = deal_json(EngineGame.new(game.code))
+        return Response({"id": str(game.id), "code": game.code, "status": game.status, "deal": deal, "moves": moves})

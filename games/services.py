@@ -1,0 +1,173 @@
+"""Every write to a game goes through this module, each in one short transaction:
+lock the game row, validate with the engine, append a Move row with the next
+sequence number, update the game. Nothing is acknowledged before it commits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
+from games.engine import Game as EngineGame
+from games.engine import card_name, public_view, to_bytes
+from games.models import Game, Move
+
+
+class ServiceError(Exception):
+    """A refused request: ``code`` and ``detail`` go to the client as they are."""
+
+    status = 400
+
+    def __init__(self, code: str, detail: str, status: int = 400, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code, self.detail, self.status, self.extra = code, detail, status, extra
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.code, "detail": self.detail, **self.extra}
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is asking: an account, or a guest identified by their session's key."""
+
+    user_id: int | None = None
+    guest_key: str = ""
+
+    def owns(self, game: Game) -> bool:
+        if self.user_id is not None:
+            return game.owner_id == self.user_id
+        return bool(self.guest_key) and game.owner_id is None and game.guest_key == self.guest_key
+
+
+def create_game(actor: Actor, *, code: str | None = None, draw: int = 1,
+                scoring: str = "normal", public: bool = True) -> Game:
+    """A new game on a given deal code, or on a random deal with the given rules.
+
+    A random Vegas deal counts toward the owner's Vegas balance, so it is ranked:
+    the ranked undo policy applies and its code stays secret until the game ends.
+    A chosen code is casual practice (its deal may be known in advance)."""
+    if actor.user_id is None and not actor.guest_key:
+        raise ServiceError("not_authenticated", "log in or accept the session cookie to play", 401)
+    if code is not None:
+        try:
+            deal = DealCode.parse(code)
+        except DealCodeError as exc:
+            raise ServiceError(exc.code, exc.detail) from None
+        kind = Game.Kind.CASUAL
+    else:
+        deal = DealCode.random(draw, Scoring(scoring))
+        kind = Game.Kind.RANKED if deal.scoring is Scoring.VEGAS else Game.Kind.CASUAL
+    ranked = kind == Game.Kind.RANKED
+    engine = EngineGame.new(deal, ranked=ranked)
+    return Game.objects.create(
+        owner_id=actor.user_id,
+        guest_key="" if actor.user_id is not None else actor.guest_key,
+        code=str(deal), deal_number=deal.number, draw=deal.draw, scoring=deal.scoring.value,
+        kind=kind, ranked_undo=ranked, public=public, score=engine.score,
+        state=to_bytes(engine, history=True),
+    )
+
+
+def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dict[str, Any]:
+    """The acknowledgement of an accepted action, as every client receives it."""
+    return {
+        "game": str(game.id),
+        "seq": move.seq,
+        "move": move.action,
+        "flipped": move.flipped or None,
+        "score": move.score,
+        "moves": move.moves,
+        "status": game.status,
+        "view": public_view(engine or game.engine()),
+    }
+
+
+def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
+    try:
+        game = Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError):
+        raise ServiceError("not_found", "there is no such game", 404) from None
+    if not actor.owns(game):
+        raise ServiceError("not_your_game", "only the game's player can play it", 403)
+    return game
+
+
+def _previous_result(game: Game, seq: int, submitted: dict[str, Any]) -> dict[str, Any]:
+    """A retry of an already applied move gets the first result; anything else that
+    does not follow the last event is a conflict."""
+    if 1 <= seq <= game.seq:
+        earlier = Move.objects.get(game=game, seq=seq)
+        if earlier.submitted == submitted:
+            return move_result(game, earlier)
+    raise ServiceError(
+        "seq_conflict",
+        f"the game is at event {game.seq}: send seq {game.seq + 1} after refreshing",
+        409,
+        seq=game.seq,
+    )
+
+
+def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[str, Any]:
+    """Apply one move in the engine's wire format as event number ``seq``."""
+    try:
+        move = EngineMove.from_json(data)
+    except MoveError as exc:
+        raise ServiceError(exc.code, exc.detail) from None
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        raise ServiceError("bad_seq", "seq must be a positive integer: the last event number you saw, plus one")
+    submitted = move.to_json()
+    with transaction.atomic():
+        game = _locked_game(game_id, actor)
+        if seq != game.seq + 1:
+            return _previous_result(game, seq, submitted)
+        if not game.is_live:
+            raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
+        engine = game.engine()
+        try:
+            outcome = engine.apply(move)
+        except MoveError as exc:
+            raise ServiceError(exc.code, exc.detail, 422) from None
+        now = timezone.now()
+        row = Move.objects.create(
+            game=game, seq=seq, submitted=submitted, action=outcome.move.to_json(),
+            flipped=card_name(outcome.flipped) if outcome.flipped is not None else "",
+            score=outcome.score, moves=outcome.moves,
+        )
+        game.seq = seq
+        game.state = to_bytes(engine, history=True)
+        game.score, game.moves, game.foundation_count = engine.score, engine.moves, engine.foundation_count
+        game.started_at = game.started_at or now
+        if engine.won:
+            game.status, game.finished_at = Game.Status.WON, now
+        game.save(update_fields=["seq", "state", "score", "moves", "foundation_count", "started_at",
+                                 "status", "finished_at"])
+    return move_result(game, row, engine)
+
+
+def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]:
+    """Give up a live game. The resignation is an event of the game's stream."""
+    with transaction.atomic():
+        game = _locked_game(game_id, actor)
+        if not game.is_live:
+            raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
+        if seq is not None and seq != game.seq + 1:
+            return _previous_result(game, seq, {"type": "resign"})
+        game.seq += 1
+        row = Move.objects.create(
+            game=game, seq=game.seq, submitted={"type": "resign"}, action={"type": "resign"},
+            score=game.score, moves=game.moves,
+        )
+        game.status, game.finished_at = Game.Status.RESIGNED, timezone.now()
+        game.save(update_fields=["seq", "status", "finished_at"])
+    return move_result(game, row)
+
+
+def claim_guest_games(guest_key: str, user_id: int) -> int:
+    """A guest who signs up or logs in keeps the games of their browser session."""
+    if not guest_key:
+        return 0
+    return Game.objects.filter(owner=None, guest_key=guest_key).update(owner_id=user_id, guest_key="")

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from games import api
+
+urlpatterns = [
+    path("games/", api.GamesView.as_view(), name="games"),
+    path("games/<uuid:game_id>/", api.GameView.as_view(), name="game"),
+    path("games/<uuid:game_id>/moves", api.MovesView.as_view(), name="game-moves"),
+    path("games/<uuid:game_id>/undo", api.UndoView.as_view(), name="game-undo"),
+    path("games/<uuid:game_id>/resign", api.ResignView.as_view(), name="game-resign"),
+    path("games/<uuid:game_id>/replay", api.ReplayView.as_view(), name="game-replay"),
+]
