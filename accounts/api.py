@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.middleware.csrf import get_token
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
@@ -55,6 +56,10 @@ class PublicProfileSerializer(serializers.Serializer):
     wins = serializers.IntegerField()
 
 
+class CsrfSerializer(serializers.Serializer):
+    csrf_token = serializers.CharField()
+
+
 class SessionSerializer(serializers.Serializer):
     username = serializers.CharField()
     token = serializers.CharField(help_text="for API clients: send 'Authorization: Token <token>'")
@@ -78,6 +83,15 @@ def start_session(request: Request, user: Any) -> dict[str, Any]:
     claimed = claim_guest_games(guest_key, user.pk)
     token, _ = Token.objects.get_or_create(user=user)
     return {"username": user.username, "token": token.key, "claimed_games": claimed}
+
+
+class CsrfView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Get a CSRF token", description="Sets the csrftoken cookie; browsers send it back "
+                   "in the X-CSRFToken header with every write.", responses={200: CsrfSerializer})
+    def get(self, request: Request) -> Response:
+        return Response({"csrf_token": get_token(request._request)})
 
 
 class SignUpView(APIView):

@@ -3,6 +3,7 @@ from django.urls import path
 from accounts import api
 
 urlpatterns = [
+    path("accounts/csrf", api.CsrfView.as_view(), name="csrf"),
     path("accounts/signup", api.SignUpView.as_view(), name="signup"),
     path("accounts/login", api.LogInView.as_view(), name="login"),
     path("accounts/logout", api.LogOutView.as_view(), name="logout"),
