@@ -9,18 +9,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Initialise Django (app registry) before importing anything that touches models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-# WebSocket routes are added later (per-game channel groups).
-websocket_urlpatterns: list = []
+from accounts.ws_auth import AuthStack  # noqa: E402
+from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            AuthStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

@@ -277,6 +277,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
 DATABASES = {"default": database_config()}
+REDIS_URL = _raw("REDIS_URL", None)
 CHANNEL_LAYERS = channel_layers_config()
 CACHES = cache_config()
 

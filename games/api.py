@@ -15,7 +15,8 @@ from rest_framework.views import APIView
 
 from games import services
 from games.engine import Game as EngineGame
-from games.engine import deal_json, full_view, public_view
+from games.engine import deal_json
+from games.events import view_of
 from games.models import Game, Move
 from games.serializers import (
     ConflictSerializer, CreateGameSerializer, ErrorSerializer, GameSerializer, MoveRequestSerializer,
@@ -60,7 +61,7 @@ def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> 
         "finished_at": game.finished_at,
         "seconds": game.elapsed_seconds(),
         "yours": actor.owns(game),
-        "view": public_view(engine) if game.is_live else full_view(engine),
+        "view": view_of(game, engine),
     }
 
 
@@ -171,7 +172,7 @@ class ReplayView(APIView):
                    responses={200: ReplaySerializer, 409: ErrorSerializer, 404: ErrorSerializer})
     def get(self, request: Request, game_id: Any) -> Response:
         game = get_game(game_id)
-        if game.is_live:
+        if not game.reveals_everything:
             raise ServiceError("game_live", "the replay is available once the game is over", 409)
         moves = [
             {"seq": m.seq, "move": m.action, "flipped": m.flipped or None, "score": m.score,

@@ -66,9 +66,15 @@ class Game(models.Model):
         return self.status == self.Status.LIVE
 
     @property
+    def reveals_everything(self) -> bool:
+        """Whether the whole deal may be shown: once the game is over (and, later,
+        its competition)."""
+        return not self.is_live
+
+    @property
     def code_visible(self) -> bool:
-        """A ranked deal's code recreates it, so it stays secret until the game is over."""
-        return self.kind == self.Kind.CASUAL or not self.is_live
+        """A ranked deal's code recreates it, so it stays secret until it is over."""
+        return self.kind == self.Kind.CASUAL or self.reveals_everything
 
     def engine(self) -> EngineGame:
         return from_bytes(bytes(self.state), code=DealCode.parse(self.code))

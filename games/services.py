@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from games.engine import Game as EngineGame
-from games.engine import card_name, public_view, to_bytes
+from games.engine import card_name, to_bytes
+from games import events
 from games.models import Game, Move
 
 
@@ -63,6 +64,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1,
         kind = Game.Kind.RANKED if deal.scoring is Scoring.VEGAS else Game.Kind.CASUAL
     ranked = kind == Game.Kind.RANKED
     engine = EngineGame.new(deal, ranked=ranked)
+    transaction.on_commit(events.notify_lobby)
     return Game.objects.create(
         owner_id=actor.user_id,
         guest_key="" if actor.user_id is not None else actor.guest_key,
@@ -82,7 +84,7 @@ def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dic
         "score": move.score,
         "moves": move.moves,
         "status": game.status,
-        "view": public_view(engine or game.engine()),
+        "view": events.view_of(game, engine or game.engine()),
     }
 
 
@@ -145,6 +147,7 @@ def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[
             game.status, game.finished_at = Game.Status.WON, now
         game.save(update_fields=["seq", "state", "score", "moves", "foundation_count", "started_at",
                                  "status", "finished_at"])
+        events.publish_after_commit(game, row, engine)
     return move_result(game, row, engine)
 
 
@@ -163,7 +166,9 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
         )
         game.status, game.finished_at = Game.Status.RESIGNED, timezone.now()
         game.save(update_fields=["seq", "status", "finished_at"])
-    return move_result(game, row)
+        engine = game.engine()
+        events.publish_after_commit(game, row, engine)
+    return move_result(game, row, engine)
 
 
 def claim_guest_games(guest_key: str, user_id: int) -> int:

@@ -1,0 +1,9 @@
+from django.urls import path, re_path
+
+from games import consumers
+
+websocket_urlpatterns = [
+    path("ws/games/<uuid:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    re_path(r"", consumers.NotFoundConsumer.as_asgi()),
+]
