@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -110,7 +111,12 @@ class SignUpView(APIView):
             password_validation.validate_password(data["password"], candidate)
         except DjangoValidationError as exc:
             raise ServiceError("weak_password", " ".join(exc.messages)) from None
-        user = User.objects.create_user(data["username"], data.get("email", ""), data["password"])
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(data["username"], data.get("email", ""), data["password"])
+        except IntegrityError:
+            # Another sign-up took the name (in some case) between the check and the insert.
+            raise ServiceError("username_taken", f"the name {data['username']} is taken", 409) from None
         return Response(start_session(request, user), status=201)
 
 

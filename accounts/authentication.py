@@ -1,4 +1,4 @@
-"""CSRF for guests too.
+"""Session authentication with CSRF for guests too.
 
 DRF checks CSRF only for users authenticated by session. Guests also own games
 through their session cookie, so a request that carries the session cookie gets the
@@ -7,26 +7,31 @@ not affected."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from rest_framework.authentication import BaseAuthentication, CSRFCheck
-from rest_framework.exceptions import PermissionDenied
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import exceptions
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
 
 
-def _dummy_get_response(request):  # pragma: no cover - never called by the check
-    return None
-
-
-class GuestCsrfCheck(BaseAuthentication):
-    """Authenticates nobody; refuses cookie-bearing unsafe requests without a CSRF token."""
-
-    def authenticate(self, request: Request) -> None:
-        if settings.SESSION_COOKIE_NAME in request.COOKIES:
-            check = CSRFCheck(_dummy_get_response)
-            check.process_request(request._request)
-            reason = check.process_view(request._request, None, (), {})
-            if reason:
-                raise PermissionDenied(
+class SessionAuthenticationWithGuestCsrf(SessionAuthentication):
+    def authenticate(self, request: Request) -> Any:
+        result = super().authenticate(request)
+        if result is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
+            try:
+                self.enforce_csrf(request)
+            except exceptions.PermissionDenied:
+                raise exceptions.PermissionDenied(
                     "CSRF check failed: send the X-CSRFToken header with the csrftoken cookie "
-                    "(GET /api/accounts/csrf sets it)", code="csrf_failed")
-        return None
+                    "(GET /api/accounts/csrf sets it)", code="csrf_failed") from None
+        return result
+
+
+class SessionCookieScheme(OpenApiAuthenticationExtension):
+    target_class = SessionAuthenticationWithGuestCsrf
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "apiKey", "in": "cookie", "name": settings.SESSION_COOKIE_NAME}

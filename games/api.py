@@ -90,7 +90,7 @@ class GamesView(APIView):
 
     @extend_schema(
         summary="List my games",
-        parameters=[OpenApiParameter("status", str, enum=["live", "won", "resigned"], required=False)],
+        parameters=[OpenApiParameter("status", str, enum=Game.Status.values, required=False)],
         responses={200: GameSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request) -> Response:
@@ -104,7 +104,7 @@ class GamesView(APIView):
         status = request.query_params.get("status")
         if status is not None:
             if status not in Game.Status.values:
-                raise ServiceError("invalid", "status must be live, won or resigned")
+                raise ServiceError("invalid", "status must be one of " + ", ".join(Game.Status.values))
             games = games.filter(status=status)
         paginator = GamePagination()
         page = paginator.paginate_queryset(games.select_related("owner").order_by("-created_at"), request, view=self)

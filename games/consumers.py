@@ -9,25 +9,30 @@ the gap is fetched from Postgres before going on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import time
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import events, services
-from games.models import Game, Move
+from games import events, races, services
+from games.models import Game, Race
+from games.streams import GameStream
 from games.presence import HEARTBEAT_SECONDS, presence
 from games.services import Actor, ServiceError
+
+logger = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 4096
 RATE_PER_SECOND = 10.0
 RATE_BURST = 20.0
 MAX_VIOLATIONS = 50
-CATCH_UP_LIMIT = 200  # beyond this many missed events a client gets a full resync
 
 # Close codes (docs/realtime.md).
 CLOSE_NOT_FOUND = 4404
@@ -37,6 +42,18 @@ CLOSE_ABUSE = 4429
 class ProtocolConsumer(AsyncWebsocketConsumer):
     """JSON frames with a size limit, a per-connection token bucket and error events
     that never end the connection, except for sustained abuse."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """A bug in one handler costs one error event, not the connection."""
+        try:
+            await super().dispatch(message)
+        except (StopConsumer, AcceptConnection, DenyConnection):
+            raise
+        except Exception:
+            logger.exception("error handling %s", message.get("type"))
+            with contextlib.suppress(Exception):
+                await self.send_json({"type": "error", "error": "server_error",
+                                      "detail": "something went wrong on our side; resync with a sync message"})
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         self.tokens = RATE_BURST
@@ -106,40 +123,18 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
 @database_sync_to_async
 def load_game(game_id: str) -> Game | None:
-    return Game.objects.select_related("owner").filter(pk=game_id).first()
+    return Game.objects.select_related("owner", "race").filter(pk=game_id).first()
 
 
 @database_sync_to_async
-def catch_up(game_id: str, since: int | None) -> list[dict[str, Any]]:
-    """The events after ``since`` from Postgres, ending with the current board; or a
-    snapshot when the client has nothing or too much to catch up."""
-    from games.api import game_payload
-
-    game = Game.objects.select_related("owner").get(pk=game_id)
-    if since is None or since < 0 or since > game.seq or game.seq - since > CATCH_UP_LIMIT:
-        return [{"type": "snapshot", "seq": game.seq, "game": game_payload(game, Actor())}]
-    rows = list(Move.objects.filter(game=game, seq__gt=since).order_by("seq"))
-    if not rows:
-        return []
-    engine = game.engine()
-    hidden = hidden_card_names(engine) if not game.reveals_everything else set()
-    messages = [events.event_of(game, row, None) for row in rows]
-    for message in messages:
-        card = message["action"].get("card")
-        if card in hidden:
-            # An undo may have turned this card face down again since: don't name it.
-            message["action"] = {**message["action"], "card": None}
-    messages[-1] = events.event_of(game, rows[-1], events.view_of(game, engine))
-    return messages
-
-
-def hidden_card_names(engine: Any) -> set[str]:
-    from games.engine import card_name
-
-    hidden = {card_name(c) for c in engine.stock}
-    for column, down in zip(engine.columns, engine.down):
-        hidden.update(card_name(c) for c in column[:down])
-    return hidden
+def spectator_delay(game: Game, actor: Actor) -> int:
+    """Race spectators watch with the race's delay; racers and finished races none."""
+    race = game.race
+    if race is None or not race.spectator_delay or race.status == Race.Status.FINISHED:
+        return 0
+    if actor.user_id is not None and race.entries.filter(user_id=actor.user_id).exists():
+        return 0
+    return race.spectator_delay
 
 
 class GameConsumer(ProtocolConsumer):
@@ -149,16 +144,21 @@ class GameConsumer(ProtocolConsumer):
     async def connect(self) -> None:
         self.game_id = str(self.scope["url_route"]["kwargs"]["game_id"])
         self.group = events.game_group(self.game_id)
-        self.last_seq = -1
         self.watching = False
         game = await load_game(self.game_id)
         await self.accept()
         if game is None:
             await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such game"})
+            self.group = None
             return await self.close(code=CLOSE_NOT_FOUND)
-        self.player = self.actor().owns(game)
+        actor = self.actor()
+        self.player = actor.owns(game)
+        self.stream = GameStream(self.game_id, await spectator_delay(game, actor))
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.sync(self.query_int("since"))
+        if self.stream.delay:
+            self.race_group = races.race_group(game.race_id)
+            await self.channel_layer.group_add(self.race_group, self.channel_name)
+        await self.send_all(await self.stream.start(self.query_int("since")))
         if not self.player:
             self.watching = True
             count = await presence().join(self.game_id, self.channel_name)
@@ -170,6 +170,8 @@ class GameConsumer(ProtocolConsumer):
     async def disconnect(self, code: int) -> None:
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "race_group", None):
+            await self.channel_layer.group_discard(self.race_group, self.channel_name)
         if getattr(self, "watching", False):
             self.heartbeat.cancel()
             count = await presence().leave(self.game_id, self.channel_name)
@@ -180,58 +182,55 @@ class GameConsumer(ProtocolConsumer):
             await asyncio.sleep(HEARTBEAT_SECONDS)
             await presence().heartbeat(self.game_id, self.channel_name)
 
-    async def sync(self, since: int | None) -> None:
-        for message in await catch_up(self.game_id, since):
+    async def send_all(self, messages: list[dict[str, Any]]) -> None:
+        for message in messages:
             await self.send_json(message)
-            self.last_seq = message["seq"]
 
     async def on_sync(self, data: dict[str, Any]) -> None:
         since = data.get("since")
-        await self.sync(since if isinstance(since, int) and not isinstance(since, bool) else None)
+        if self.stream.delay:
+            return await self.send_all(await self.stream.start())
+        await self.send_all(await self.stream.start(since if isinstance(since, int) and not isinstance(since, bool) else None))
 
     async def on_move(self, data: dict[str, Any]) -> None:
-        if not self.player:
-            return await self.refuse("not_your_game", "only the game's player can play it", data)
-        await self.play(data, data.get("move"))
+        await self.play(data, lambda actor: services.submit_move(self.game_id, actor, data.get("move"), data.get("seq")))
 
     async def on_undo(self, data: dict[str, Any]) -> None:
-        await self.on_move({**data, "move": {"type": "undo"}})
+        await self.play(data, lambda actor: services.submit_move(self.game_id, actor, {"type": "undo"}, data.get("seq")))
 
     async def on_resign(self, data: dict[str, Any]) -> None:
+        await self.play(data, lambda actor: services.resign(self.game_id, actor, data.get("seq")))
+
+    async def play(self, data: dict[str, Any], action: Any) -> None:
         if not self.player:
             return await self.refuse("not_your_game", "only the game's player can play it", data)
         try:
-            result = await database_sync_to_async(services.resign)(self.game_id, self.actor(), data.get("seq"))
+            result = await database_sync_to_async(action)(self.actor())
         except ServiceError as exc:
             return await self.refuse(exc.code, exc.detail, data, **exc.extra)
-        await self.acknowledge(data, result)
-
-    async def play(self, data: dict[str, Any], move: Any) -> None:
-        try:
-            result = await database_sync_to_async(services.submit_move)(
-                self.game_id, self.actor(), move, data.get("seq"))
-        except ServiceError as exc:
-            return await self.refuse(exc.code, exc.detail, data, **exc.extra)
-        await self.acknowledge(data, result)
-
-    async def acknowledge(self, data: dict[str, Any], result: dict[str, Any]) -> None:
         await self.send_json({"type": "ack", "id": data.get("id"), "seq": result["seq"], "move": result["move"],
                               "flipped": result["flipped"]})
-        if result["seq"] > self.last_seq:
-            # Don't wait for the layer: the mover sees its event at once, in order.
-            await self.sync(self.last_seq)
+        # Don't wait for the layer: the mover sees its own event at once, in order.
+        await self.send_all(await self.stream.take({**events_of(result), "type": "event"}))
 
     async def game_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        if event["seq"] <= self.last_seq:
-            return
-        if event["seq"] > self.last_seq + 1:
-            return await self.sync(self.last_seq)
-        await self.send_json(event)
-        self.last_seq = event["seq"]
+        await self.send_all(await self.stream.take(message["event"]))
 
     async def game_watchers(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": message["count"]})
+
+    async def race_changed(self, message: dict[str, Any]) -> None:
+        if message.get("finished"):
+            await self.send_all(self.stream.flush())
+
+    async def racer_event(self, message: dict[str, Any]) -> None:
+        pass  # this connection follows its game through the game group
+
+
+def events_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The event of a move result, as the channel layer would carry it."""
+    return {"game": result["game"], "seq": result["seq"], "action": result["move"], "score": result["score"],
+            "moves": result["moves"], "at": result.get("at"), "view": result["view"], "status": result["status"]}
 
 
 @database_sync_to_async
@@ -277,3 +276,125 @@ class NotFoundConsumer(ProtocolConsumer):
         await self.accept()
         await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such endpoint"})
         await self.close(code=CLOSE_NOT_FOUND)
+
+
+@database_sync_to_async
+def load_race(race_id: str) -> tuple[Race | None, dict[str, Any] | None]:
+    race = Race.objects.select_related("host").filter(pk=race_id).first()
+    return race, (races.race_payload(race) if race else None)
+
+
+@database_sync_to_async
+def call_race_service(function: Any, *args: Any) -> Any:
+    result = function(*args)
+    return result if isinstance(result, dict) else None
+
+
+class RaceConsumer(ProtocolConsumer):
+    """``/ws/races/<id>/``: the race room. The race's state on every change, the
+    countdown, and every racer's board live (spectators with the race's delay).
+    Racers may join, mark ready, play and resign from here."""
+
+    async def connect(self) -> None:
+        self.race_id = str(self.scope["url_route"]["kwargs"]["race_id"])
+        self.group = races.race_group(self.race_id)
+        self.streams: dict[str, GameStream] = {}
+        self.clock: asyncio.Future | None = None
+        self.watching = False
+        race, payload = await load_race(self.race_id)
+        await self.accept()
+        if race is None:
+            await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such race"})
+            self.group = None
+            return await self.close(code=CLOSE_NOT_FOUND)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.show(payload)
+        if not self.racer(payload):
+            self.watching = True
+            count = await presence().join(self.group, self.channel_name)
+            await self.channel_layer.group_send(self.group, {"type": "race.watchers", "count": count})
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "group", None):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.clock:
+            self.clock.cancel()
+        if getattr(self, "watching", False):
+            count = await presence().leave(self.group, self.channel_name)
+            await self.channel_layer.group_send(self.group, {"type": "race.watchers", "count": count})
+
+    def username(self) -> str | None:
+        user = self.scope.get("user")
+        return user.username if user is not None and user.is_authenticated else None
+
+    def racer(self, payload: dict[str, Any]) -> bool:
+        name = self.username()
+        return name is not None and any(e["player"] == name for e in payload["entries"])
+
+    async def show(self, payload: dict[str, Any]) -> None:
+        """Send the race's state; open a stream for each racer's game not yet followed."""
+        await self.send_json({"type": "race", "race": payload})
+        finished = payload["phase"] == "finished"
+        delay = 0 if finished or self.racer(payload) else payload["spectator_delay"]
+        for entry in payload["entries"]:
+            game_id = entry["game"]
+            if game_id and game_id not in self.streams:
+                self.streams[game_id] = GameStream(game_id, delay)
+                for message in await self.streams[game_id].start():
+                    await self.send_json({**message, "player": entry["player"]})
+        if finished:
+            for stream in self.streams.values():
+                for message in stream.flush():
+                    await self.send_json(message)
+        elif payload["ends_at"] and self.clock is None:
+            self.clock = asyncio.ensure_future(self.end_on_time(payload["ends_at"]))
+
+    async def end_on_time(self, ends_at: Any) -> None:
+        """Every connected process ends the race when its clock runs out; the first
+        one does it and the rest find it done."""
+        from django.utils import timezone
+
+        await asyncio.sleep(max(0.0, (ends_at - timezone.now()).total_seconds()) + 0.05)
+        await database_sync_to_async(races.finish_race)(self.race_id)
+
+    async def race_changed(self, message: dict[str, Any]) -> None:
+        _, payload = await load_race(self.race_id)
+        if payload is not None:
+            await self.show(payload)
+
+    async def racer_event(self, message: dict[str, Any]) -> None:
+        stream = self.streams.get(message["event"]["game"])
+        if stream is not None:
+            for event in await stream.take(message["event"]):
+                await self.send_json(event)
+
+    async def race_watchers(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "watchers", "count": message["count"]})
+
+    async def act(self, data: dict[str, Any], function: Any, *args: Any) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return await self.refuse("not_authenticated", "log in to race", data)
+        try:
+            result = await call_race_service(function, self.race_id, user, *args)
+        except ServiceError as exc:
+            return await self.refuse(exc.code, exc.detail, data, **exc.extra)
+        ack = {"type": "ack", "id": data.get("id")}
+        if result is not None:
+            ack.update(game=result["game"], seq=result["seq"], move=result["move"], flipped=result["flipped"])
+        await self.send_json(ack)
+
+    async def on_join(self, data: dict[str, Any]) -> None:
+        await self.act(data, races.join_race)
+
+    async def on_leave(self, data: dict[str, Any]) -> None:
+        await self.act(data, races.leave_race)
+
+    async def on_ready(self, data: dict[str, Any]) -> None:
+        await self.act(data, races.set_ready, data.get("ready", True) is not False)
+
+    async def on_resign(self, data: dict[str, Any]) -> None:
+        await self.act(data, races.resign_race)
+
+    async def on_move(self, data: dict[str, Any]) -> None:
+        await self.act(data, races.play_in_race, data.get("move"), data.get("seq"))

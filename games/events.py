@@ -51,16 +51,23 @@ def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> None:
     """Queue the event for the game's channel group once the transaction commits."""
     event = event_of(game, row, view_of(game, engine))
     ended = not game.is_live
-    transaction.on_commit(lambda: _send(game_group(game.id), {"type": "game.event", "event": event}))
+    transaction.on_commit(lambda: send_group(game_group(game.id), {"type": "game.event", "event": event}))
     if ended or row.seq == 1:
-        transaction.on_commit(lambda: notify_lobby())
+        transaction.on_commit(notify_lobby)
+    if game.race_id is not None:
+        from games.races import finish_race, race_group
+
+        race_id = game.race_id
+        transaction.on_commit(lambda: send_group(race_group(race_id), {"type": "racer.event", "event": event}))
+        if ended:
+            transaction.on_commit(lambda: finish_race(race_id))
 
 
 def notify_lobby() -> None:
-    _send(LOBBY_GROUP, {"type": "lobby.changed"})
+    send_group(LOBBY_GROUP, {"type": "lobby.changed"})
 
 
-def _send(group: str, message: dict[str, Any]) -> None:
+def send_group(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is not None:
         async_to_sync(layer.group_send)(group, message)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Game
+from django.db.models import Count
+
+from games.models import Game, Race
+from games.races import phase
 
 LOBBY_SIZE = 50
 
@@ -22,7 +25,23 @@ def game_summary(game: Game) -> dict[str, Any]:
     }
 
 
+def race_summary(race: Race) -> dict[str, Any]:
+    return {
+        "id": str(race.id),
+        "host": race.host.username,
+        "draw": race.draw,
+        "scoring": race.scoring,
+        "phase": phase(race),
+        "players": race.players,
+        "max_players": race.max_players,
+        "time_limit": race.time_limit,
+        "starts_at": race.starts_at,
+    }
+
+
 def lobby() -> dict[str, Any]:
-    games = (Game.objects.filter(status=Game.Status.LIVE, public=True)
+    games = (Game.objects.filter(status=Game.Status.LIVE, public=True, race=None)
              .select_related("owner").order_by("-created_at")[:LOBBY_SIZE])
-    return {"games": [game_summary(g) for g in games], "races": []}
+    open_races = (Race.objects.filter(public=True, status__in=[Race.Status.OPEN, Race.Status.STARTED])
+                  .select_related("host").annotate(players=Count("entries")).order_by("-created_at")[:LOBBY_SIZE])
+    return {"games": [game_summary(g) for g in games], "races": [race_summary(r) for r in open_races]}

@@ -17,6 +17,7 @@ class Game(models.Model):
         LIVE = "live"
         WON = "won"
         RESIGNED = "resigned"
+        TIMED_OUT = "timed_out"  # a race's clock ran out
 
     class Scoring(models.TextChoices):
         NORMAL = "normal"
@@ -32,6 +33,7 @@ class Game(models.Model):
     )
     # A guest's games belong to a random key kept in their browser session.
     guest_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    race = models.ForeignKey("Race", null=True, blank=True, on_delete=models.CASCADE, related_name="games")
     code = models.CharField(max_length=20)
     deal_number = models.BigIntegerField()
     draw = models.PositiveSmallIntegerField()
@@ -67,9 +69,11 @@ class Game(models.Model):
 
     @property
     def reveals_everything(self) -> bool:
-        """Whether the whole deal may be shown: once the game is over (and, later,
-        its competition)."""
-        return not self.is_live
+        """Whether the whole deal may be shown: once the game is over and so is its
+        competition (a racer who resigns must not see the deal the others still play)."""
+        if self.is_live:
+            return False
+        return self.race_id is None or self.race.status == Race.Status.FINISHED
 
     @property
     def code_visible(self) -> bool:
@@ -110,3 +114,53 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.action}"
+
+
+class Race(models.Model):
+    """Players on the same deal at the same instant. Status is stored; whether a
+    started race is still counting down follows from ``starts_at``."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        STARTED = "started"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hosted_races")
+    draw = models.PositiveSmallIntegerField(default=1)
+    scoring = models.CharField(max_length=8, choices=Game.Scoring.choices, default=Game.Scoring.NORMAL)
+    max_players = models.PositiveSmallIntegerField(default=8)
+    public = models.BooleanField(default=True)
+    time_limit = models.PositiveIntegerField(default=600, help_text="seconds")
+    spectator_delay = models.PositiveSmallIntegerField(default=0, help_text="moves spectators lag behind")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    code = models.CharField(max_length=20, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "public", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"race {self.id} ({self.status})"
+
+
+class RaceEntry(models.Model):
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries")
+    ready = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(auto_now_add=True)
+    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="race_entry")
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    won = models.BooleanField(default=False)
+    seconds = models.FloatField(null=True, blank=True)
+    foundation_count = models.PositiveSmallIntegerField(default=0)
+    score = models.IntegerField(default=0)
+    moves = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["race", "user"], name="games_raceentry_once")]
+        ordering = ["joined_at", "id"]

@@ -4,6 +4,7 @@ from games import consumers
 
 websocket_urlpatterns = [
     path("ws/games/<uuid:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/races/<uuid:race_id>/", consumers.RaceConsumer.as_asgi()),
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
     re_path(r"", consumers.NotFoundConsumer.as_asgi()),
 ]

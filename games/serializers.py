@@ -80,6 +80,7 @@ class MoveResultSerializer(serializers.Serializer):
     flipped = serializers.CharField(allow_null=True, help_text="the card this move turned face up")
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
+    at = serializers.DateTimeField()
     status = serializers.CharField()
     view = ViewField()
 

@@ -14,21 +14,9 @@ from django.utils import timezone
 from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from games.engine import Game as EngineGame
 from games.engine import card_name, to_bytes
-from games import events
+from games import events, races
+from games.errors import ServiceError
 from games.models import Game, Move
-
-
-class ServiceError(Exception):
-    """A refused request: ``code`` and ``detail`` go to the client as they are."""
-
-    status = 400
-
-    def __init__(self, code: str, detail: str, status: int = 400, **extra: Any) -> None:
-        super().__init__(detail)
-        self.code, self.detail, self.status, self.extra = code, detail, status, extra
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": self.code, "detail": self.detail, **self.extra}
 
 
 @dataclass(frozen=True)
@@ -83,6 +71,7 @@ def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dic
         "flipped": move.flipped or None,
         "score": move.score,
         "moves": move.moves,
+        "at": move.created_at.isoformat(),
         "status": game.status,
         "view": events.view_of(game, engine or game.engine()),
     }
@@ -90,7 +79,7 @@ def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dic
 
 def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
     try:
-        game = Game.objects.select_for_update().get(pk=game_id)
+        game = Game.objects.select_for_update(of=("self",)).select_related("race").get(pk=game_id)
     except (Game.DoesNotExist, ValueError):
         raise ServiceError("not_found", "there is no such game", 404) from None
     if not actor.owns(game):
@@ -122,12 +111,23 @@ def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
         raise ServiceError("bad_seq", "seq must be a positive integer: the last event number you saw, plus one")
     submitted = move.to_json()
+    try:
+        return _apply_move(game_id, actor, move, submitted, seq)
+    except ServiceError as exc:
+        if exc.code == "race_over":
+            races.finish_race(exc.extra.pop("race"))
+        raise
+
+
+def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: dict[str, Any],
+                seq: int) -> dict[str, Any]:
     with transaction.atomic():
         game = _locked_game(game_id, actor)
         if seq != game.seq + 1:
             return _previous_result(game, seq, submitted)
         if not game.is_live:
             raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
+        races.check_clock(game)
         engine = game.engine()
         try:
             outcome = engine.apply(move)
@@ -159,6 +159,7 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
             raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
         if seq is not None and seq != game.seq + 1:
             return _previous_result(game, seq, {"type": "resign"})
+        races.check_clock(game)
         game.seq += 1
         row = Move.objects.create(
             game=game, seq=game.seq, submitted={"type": "resign"}, action={"type": "resign"},

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import api
+from games import api, race_api
 
 urlpatterns = [
     path("games/", api.GamesView.as_view(), name="games"),
@@ -9,4 +9,11 @@ urlpatterns = [
     path("games/<uuid:game_id>/undo", api.UndoView.as_view(), name="game-undo"),
     path("games/<uuid:game_id>/resign", api.ResignView.as_view(), name="game-resign"),
     path("games/<uuid:game_id>/replay", api.ReplayView.as_view(), name="game-replay"),
+    path("races/", race_api.RacesView.as_view(), name="races"),
+    path("races/<uuid:race_id>/", race_api.RaceView.as_view(), name="race"),
+    path("races/<uuid:race_id>/join", race_api.JoinView.as_view(), name="race-join"),
+    path("races/<uuid:race_id>/leave", race_api.LeaveView.as_view(), name="race-leave"),
+    path("races/<uuid:race_id>/ready", race_api.ReadyView.as_view(), name="race-ready"),
+    path("races/<uuid:race_id>/resign", race_api.RaceResignView.as_view(), name="race-resign"),
+    path("lobby", race_api.LobbyView.as_view(), name="lobby"),
 ]

@@ -1,0 +1,18 @@
+"""The one exception the service layer raises for a refused request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """A refused request: ``code`` and ``detail`` go to the client as they are."""
+
+    status = 400
+
+    def __init__(self, code: str, detail: str, status: int = 400, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code, self.detail, self.status, self.extra = code, detail, status, extra
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.code, "detail": self.detail, **self.extra}

@@ -1,0 +1,163 @@
+"""REST endpoints for races: thin views over games.races."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import races
+from games.api import ERRORS, MOVE_ERRORS, validated
+from games.errors import ServiceError
+from games.lobby import lobby
+from games.models import Race
+from games.serializers import ErrorSerializer, MoveResultSerializer
+
+
+class CreateRaceSerializer(serializers.Serializer):
+    draw = serializers.ChoiceField(choices=[1, 3], default=1)
+    scoring = serializers.ChoiceField(choices=["normal", "vegas"], default="normal")
+    max_players = serializers.IntegerField(min_value=races.MIN_PLAYERS, max_value=races.MAX_PLAYERS, default=races.MAX_PLAYERS)
+    public = serializers.BooleanField(default=True, help_text="listed in the lobby; private races need the link")
+    time_limit = serializers.IntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
+    spectator_delay = serializers.IntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
+                                               help_text="spectators see each board this many moves late")
+
+
+class ReadySerializer(serializers.Serializer):
+    ready = serializers.BooleanField(default=True)
+
+
+class EntrySerializer(serializers.Serializer):
+    player = serializers.CharField()
+    ready = serializers.BooleanField()
+    game = serializers.UUIDField(allow_null=True)
+    status = serializers.CharField(allow_null=True)
+    seq = serializers.IntegerField()
+    foundation_count = serializers.IntegerField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True)
+    won = serializers.BooleanField()
+    seconds = serializers.FloatField(allow_null=True)
+
+
+class RaceSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    host = serializers.CharField()
+    draw = serializers.IntegerField()
+    scoring = serializers.CharField()
+    max_players = serializers.IntegerField()
+    public = serializers.BooleanField()
+    time_limit = serializers.IntegerField()
+    spectator_delay = serializers.IntegerField()
+    phase = serializers.ChoiceField(choices=["open", "countdown", "running", "finished", "cancelled"])
+    code = serializers.CharField(allow_null=True, help_text="revealed when the race is finished")
+    created_at = serializers.DateTimeField()
+    starts_at = serializers.DateTimeField(allow_null=True)
+    ends_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    server_time = serializers.DateTimeField()
+    entries = EntrySerializer(many=True, help_text="in joining order; rank is set when the race is finished")
+
+
+class LobbySerializer(serializers.Serializer):
+    games = serializers.ListField(child=serializers.DictField())
+    races = serializers.ListField(child=serializers.DictField())
+
+
+def race_or_404(race_id: Any) -> Race:
+    race = Race.objects.select_related("host").filter(pk=race_id).first()
+    if race is None:
+        raise ServiceError("not_found", "there is no such race", 404)
+    return race
+
+
+def fresh_payload(race_id: Any) -> dict[str, Any]:
+    races.finish_race(race_id)  # a race whose clock ran out with nobody connected ends now
+    return races.race_payload(race_or_404(race_id))
+
+
+class RacesView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    @extend_schema(summary="Open and running public races", responses={200: RaceSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        listed = Race.objects.filter(public=True, status__in=[Race.Status.OPEN, Race.Status.STARTED])
+        return Response([races.race_payload(r) for r in listed.select_related("host").order_by("-created_at")[:50]])
+
+    @extend_schema(summary="Open a race", request=CreateRaceSerializer, responses={201: RaceSerializer, **ERRORS})
+    def post(self, request: Request) -> Response:
+        race = races.create_race(request.user, **validated(CreateRaceSerializer, request.data))
+        return Response(races.race_payload(race), status=201)
+
+
+class RaceView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="A race: players, clock, results", responses={200: RaceSerializer, 404: ErrorSerializer})
+    def get(self, request: Request, race_id: Any) -> Response:
+        return Response(fresh_payload(race_id))
+
+
+class RaceActionView(APIView):
+    permission_classes = [IsAuthenticated]
+    service: Any = None
+
+    def post(self, request: Request, race_id: Any) -> Response:
+        self.run(request, race_id)
+        return Response(fresh_payload(race_id))
+
+    def run(self, request: Request, race_id: Any) -> None:
+        type(self).service(race_id, request.user)
+
+
+class JoinView(RaceActionView):
+    service = staticmethod(races.join_race)
+
+    @extend_schema(summary="Join a race", request=None, responses={200: RaceSerializer, 409: ErrorSerializer, **ERRORS})
+    def post(self, request: Request, race_id: Any) -> Response:
+        return super().post(request, race_id)
+
+
+class LeaveView(RaceActionView):
+    service = staticmethod(races.leave_race)
+
+    @extend_schema(summary="Leave a race before it starts", request=None,
+                   responses={200: RaceSerializer, 409: ErrorSerializer, **ERRORS})
+    def post(self, request: Request, race_id: Any) -> Response:
+        return super().post(request, race_id)
+
+
+class ReadyView(RaceActionView):
+    @extend_schema(summary="Mark yourself ready (or not)", description="When every player (at least two) is "
+                   "ready, the countdown starts and everyone gets the same deal.",
+                   request=ReadySerializer, responses={200: RaceSerializer, 409: ErrorSerializer, **ERRORS})
+    def post(self, request: Request, race_id: Any) -> Response:
+        return super().post(request, race_id)
+
+    def run(self, request: Request, race_id: Any) -> None:
+        data = validated(ReadySerializer, request.data if request.data else {})
+        races.set_ready(race_id, request.user, data["ready"])
+
+
+class RaceResignView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Give up your race game", request=None, responses={200: MoveResultSerializer, **MOVE_ERRORS})
+    def post(self, request: Request, race_id: Any) -> Response:
+        return Response(races.resign_race(race_id, request.user))
+
+
+class LobbyView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Live public games and open races", responses={200: LobbySerializer})
+    def get(self, request: Request) -> Response:
+        return Response(lobby())

@@ -1,0 +1,245 @@
+"""Races: the service functions. Lock order is always race row, then game rows.
+
+A race is open while players join; when every player (at least two) is ready the
+server deals one deal to everyone and starts all games at ``starts_at``, after a
+countdown. It ends when every racer has won or resigned, or when its clock runs out.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import events
+from games.engine import DealCode, Scoring, to_bytes
+from games.engine import Game as EngineGame
+from games.models import Game, Move, Race, RaceEntry
+from games.errors import ServiceError
+
+COUNTDOWN_SECONDS = 5
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_SPECTATOR_DELAY = 50
+
+
+def race_group(race_id: Any) -> str:
+    return f"race.{race_id}"
+
+
+def phase(race: Race, now: Any = None) -> str:
+    """open, countdown, running, finished or cancelled."""
+    if race.status != Race.Status.STARTED:
+        return race.status
+    now = now or timezone.now()
+    return "countdown" if now < race.starts_at else "running"
+
+
+def race_payload(race: Race) -> dict[str, Any]:
+    now = timezone.now()
+    entries = list(race.entries.select_related("user", "game"))
+    return {
+        "id": str(race.id),
+        "host": race.host.username,
+        "draw": race.draw,
+        "scoring": race.scoring,
+        "max_players": race.max_players,
+        "public": race.public,
+        "time_limit": race.time_limit,
+        "spectator_delay": race.spectator_delay,
+        "phase": phase(race, now),
+        "code": race.code if race.status == Race.Status.FINISHED else None,
+        "created_at": race.created_at,
+        "starts_at": race.starts_at,
+        "ends_at": race.ends_at,
+        "finished_at": race.finished_at,
+        "server_time": now,
+        "entries": [entry_payload(e) for e in entries],
+    }
+
+
+def entry_payload(entry: RaceEntry) -> dict[str, Any]:
+    game = entry.game
+    return {
+        "player": entry.user.username,
+        "ready": entry.ready,
+        "game": str(game.id) if game else None,
+        "status": game.status if game else None,
+        "seq": game.seq if game else 0,
+        "foundation_count": game.foundation_count if game else 0,
+        "score": game.score if game else 0,
+        "moves": game.moves if game else 0,
+        "rank": entry.rank,
+        "won": entry.won,
+        "seconds": entry.seconds,
+    }
+
+
+def _locked_race(race_id: Any) -> Race:
+    try:
+        return Race.objects.select_for_update().select_related("host").get(pk=race_id)
+    except (Race.DoesNotExist, ValueError):
+        raise ServiceError("not_found", "there is no such race", 404) from None
+
+
+def _announce(race: Race) -> None:
+    message = {"type": "race.changed", "finished": race.status == Race.Status.FINISHED}
+    transaction.on_commit(lambda: events.send_group(race_group(race.id), message))
+    transaction.on_commit(events.notify_lobby)
+
+
+def create_race(user: Any, *, draw: int = 1, scoring: str = "normal", max_players: int = MAX_PLAYERS,
+                public: bool = True, time_limit: int = 600, spectator_delay: int = 0) -> Race:
+    if not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
+        raise ServiceError("invalid", f"a race has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    with transaction.atomic():
+        race = Race.objects.create(host=user, draw=draw, scoring=scoring, max_players=max_players,
+                                   public=public, time_limit=time_limit, spectator_delay=spectator_delay)
+        RaceEntry.objects.create(race=race, user=user)
+        _announce(race)
+    return race
+
+
+def join_race(race_id: Any, user: Any) -> Race:
+    with transaction.atomic():
+        race = _locked_race(race_id)
+        if race.status != Race.Status.OPEN:
+            raise ServiceError("race_started", "this race has already started", 409)
+        if race.entries.filter(user=user).exists():
+            raise ServiceError("already_joined", "you are already in this race", 409)
+        if race.entries.count() >= race.max_players:
+            raise ServiceError("race_full", f"this race is full ({race.max_players} players)", 409)
+        RaceEntry.objects.create(race=race, user=user)
+        race.entries.update(ready=False)  # a new opponent: everyone confirms again
+        _announce(race)
+    return race
+
+
+def leave_race(race_id: Any, user: Any) -> Race:
+    with transaction.atomic():
+        race = _locked_race(race_id)
+        if race.status != Race.Status.OPEN:
+            raise ServiceError("race_started", "a started race cannot be left: resign instead", 409)
+        deleted, _ = race.entries.filter(user=user).delete()
+        if not deleted:
+            raise ServiceError("not_in_race", "you are not in this race", 409)
+        remaining = list(race.entries.select_related("user"))
+        if not remaining:
+            race.status = Race.Status.CANCELLED
+        elif race.host_id == user.pk:
+            race.host = remaining[0].user
+        race.save(update_fields=["status", "host"])
+        _announce(race)
+    return race
+
+
+def set_ready(race_id: Any, user: Any, ready: bool = True) -> Race:
+    with transaction.atomic():
+        race = _locked_race(race_id)
+        if race.status != Race.Status.OPEN:
+            raise ServiceError("race_started", "this race has already started", 409)
+        if not race.entries.filter(user=user).update(ready=ready):
+            raise ServiceError("not_in_race", "you are not in this race", 409)
+        entries = list(race.entries.all())
+        if len(entries) >= MIN_PLAYERS and all(e.ready for e in entries):
+            _start(race, entries)
+        _announce(race)
+    return race
+
+
+def _start(race: Race, entries: list[RaceEntry]) -> None:
+    """Deal the same deal to every racer; the games open at ``starts_at``."""
+    deal = DealCode.random(race.draw, Scoring(race.scoring))
+    now = timezone.now()
+    race.status = Race.Status.STARTED
+    race.code = str(deal)
+    race.starts_at = now + timedelta(seconds=COUNTDOWN_SECONDS)
+    race.ends_at = race.starts_at + timedelta(seconds=race.time_limit)
+    race.save(update_fields=["status", "code", "starts_at", "ends_at"])
+    engine = EngineGame.new(deal, ranked=True)
+    state = to_bytes(engine, history=True)
+    for entry in entries:
+        entry.game = Game.objects.create(
+            owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
+            scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
+            score=engine.score, state=state,
+        )
+        entry.save(update_fields=["game"])
+
+
+def check_clock(game: Game) -> None:
+    """Refuse moves in a race game outside the race's running time."""
+    race = game.race
+    if race is None:
+        return
+    now = timezone.now()
+    if now < race.starts_at:
+        raise ServiceError("race_not_started", "the race has not started yet", 409, starts_at=race.starts_at.isoformat())
+    if now >= race.ends_at or race.status == Race.Status.FINISHED:
+        # The caller ends the race after rolling back (services.submit_move).
+        raise ServiceError("race_over", "the race is over", 409, race=race.id)
+
+
+def resign_race(race_id: Any, user: Any) -> dict[str, Any]:
+    from games.services import Actor, resign
+
+    entry = RaceEntry.objects.filter(race_id=race_id, user=user).select_related("game").first()
+    if entry is None or entry.game is None:
+        raise ServiceError("not_in_race", "you are not racing in this race", 409)
+    return resign(entry.game_id, Actor(user_id=user.pk))
+
+
+def ranking_key(entry: RaceEntry) -> tuple:
+    """Winners by time, then the rest by cards on foundations, score, fewer moves."""
+    if entry.won:
+        return (0, entry.seconds or 0.0, 0, 0, 0)
+    return (1, 0.0, -entry.foundation_count, -entry.score, entry.moves)
+
+
+def finish_race(race_id: Any, *, force: bool = False) -> bool:
+    """End the race if everyone is done or the clock has run out; store the results.
+    Safe to call from anywhere, any number of times."""
+    with transaction.atomic():
+        race = Race.objects.select_for_update().filter(pk=race_id).first()
+        if race is None or race.status != Race.Status.STARTED:
+            return False
+        now = timezone.now()
+        entries = list(race.entries.select_related("game"))
+        games = {g.id: g for g in Game.objects.select_for_update().filter(race=race)}
+        time_up = now >= race.ends_at
+        if not (force or time_up or all(games[e.game_id].status != Game.Status.LIVE for e in entries)):
+            return False
+        for game in games.values():
+            if game.status == Game.Status.LIVE:
+                _time_out(game, min(now, race.ends_at))
+        for entry in entries:
+            game = games[entry.game_id]
+            entry.won = game.status == Game.Status.WON
+            entry.seconds = (game.finished_at - race.starts_at).total_seconds() if entry.won else None
+            entry.foundation_count, entry.score, entry.moves = game.foundation_count, game.score, game.moves
+        for rank, entry in enumerate(sorted(entries, key=ranking_key), start=1):
+            entry.rank = rank
+            entry.save(update_fields=["rank", "won", "seconds", "foundation_count", "score", "moves"])
+        race.status, race.finished_at = Race.Status.FINISHED, now
+        race.save(update_fields=["status", "finished_at"])
+        _announce(race)
+    return True
+
+
+def _time_out(game: Game, at: Any) -> None:
+    game.seq += 1
+    row = Move.objects.create(game=game, seq=game.seq, submitted={"type": "timeout"}, action={"type": "timeout"},
+                              score=game.score, moves=game.moves)
+    game.status, game.finished_at = Game.Status.TIMED_OUT, at
+    game.save(update_fields=["seq", "status", "finished_at"])
+    events.publish_after_commit(game, row, game.engine())
+
+
+def play_in_race(race_id: Any, user: Any, move: Any, seq: Any) -> dict[str, Any]:
+    from games.services import Actor, submit_move
+
+    entry = RaceEntry.objects.filter(race_id=race_id, user=user).first()
+    if entry is None or entry.game_id is None:
+        raise ServiceError("not_in_race", "you are not racing in this race", 409)
+    return submit_move(entry.game_id, Actor(user_id=user.pk), move, seq)
