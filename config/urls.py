@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/", include("games.urls")),
     path("api/", include("accounts.urls")),
+    path("api/", include("leaderboards.urls")),
 ]
 
 handler400 = "config.api.bad_request"

@@ -48,6 +48,8 @@ def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> 
         "draw": game.draw,
         "scoring": game.scoring,
         "kind": game.kind,
+        "daily": game.daily.date if game.daily_id else None,
+        "practice": game.practice,
         "ranked_undo": game.ranked_undo,
         "public": game.public,
         "status": game.status,
@@ -67,7 +69,7 @@ def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> 
 
 def get_game(game_id: Any) -> Game:
     try:
-        return Game.objects.select_related("owner").get(pk=game_id)
+        return Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
     except Game.DoesNotExist:
         raise ServiceError("not_found", "there is no such game", 404) from None
 
@@ -107,7 +109,8 @@ class GamesView(APIView):
                 raise ServiceError("invalid", "status must be one of " + ", ".join(Game.Status.values))
             games = games.filter(status=status)
         paginator = GamePagination()
-        page = paginator.paginate_queryset(games.select_related("owner").order_by("-created_at"), request, view=self)
+        page = paginator.paginate_queryset(games.select_related("owner", "race", "daily").order_by("-created_at"),
+                                           request, view=self)
         return paginator.get_paginated_response([game_payload(game, actor) for game in page])
 
     @extend_schema(

@@ -123,7 +123,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
 @database_sync_to_async
 def load_game(game_id: str) -> Game | None:
-    return Game.objects.select_related("owner", "race").filter(pk=game_id).first()
+    return Game.objects.select_related("owner", "race", "daily").filter(pk=game_id).first()
 
 
 @database_sync_to_async

@@ -34,6 +34,8 @@ class Game(models.Model):
     # A guest's games belong to a random key kept in their browser session.
     guest_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
     race = models.ForeignKey("Race", null=True, blank=True, on_delete=models.CASCADE, related_name="games")
+    daily = models.ForeignKey("DailyDeal", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    practice = models.BooleanField(default=False, help_text="a later attempt at a daily deal: on no board")
     code = models.CharField(max_length=20)
     deal_number = models.BigIntegerField()
     draw = models.PositiveSmallIntegerField()
@@ -50,11 +52,24 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="first action to the end")
+    # Standings sort keys, higher is better (see standing_keys): kept up to date with
+    # every move so that a board page is one index scan.
+    board_won = models.SmallIntegerField(default=0)
+    board_primary = models.IntegerField(default=0)
+    board_secondary = models.BigIntegerField(default=0)
+    board_tertiary = models.IntegerField(default=0)
+
+    BOARD_ORDER = ("-board_won", "-board_primary", "-board_secondary", "-board_tertiary", "created_at")
 
     class Meta:
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
             models.Index(fields=["status", "public", "-created_at"]),
+            models.Index(fields=["daily", "practice", "-board_won", "-board_primary", "-board_secondary",
+                                 "-board_tertiary"], name="games_daily_board"),
+            models.Index(fields=["deal_number", "draw", "scoring", "-board_won", "-board_primary",
+                                 "-board_secondary", "-board_tertiary"], name="games_deal_board"),
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(draw__in=[1, 3]), name="games_game_draw_1_or_3"),
@@ -70,10 +85,29 @@ class Game(models.Model):
     @property
     def reveals_everything(self) -> bool:
         """Whether the whole deal may be shown: once the game is over and so is its
-        competition (a racer who resigns must not see the deal the others still play)."""
+        competition (a racer who resigns must not see the deal the others still play;
+        nor may a finished daily attempt show the deal before the day ends)."""
         if self.is_live:
             return False
-        return self.race_id is None or self.race.status == Race.Status.FINISHED
+        if self.race_id is not None and self.race.status != Race.Status.FINISHED:
+            return False
+        return self.daily_id is None or self.daily.is_over
+
+    @property
+    def counts_for_balance(self) -> bool:
+        """A ranked Vegas game of an account counts toward its Vegas balance."""
+        return self.scoring == self.Scoring.VEGAS and self.kind == self.Kind.RANKED and self.owner_id is not None
+
+    def update_standing(self) -> None:
+        """Winners by score (higher), then time (shorter), then moves (fewer); the
+        others by cards on foundations, then score."""
+        if self.status == self.Status.WON:
+            millis = round((self.seconds or 0) * 1000)
+            self.board_won, self.board_primary = 1, self.score
+            self.board_secondary, self.board_tertiary = -millis, -self.moves
+        else:
+            self.board_won, self.board_primary = 0, self.foundation_count
+            self.board_secondary, self.board_tertiary = self.score, 0
 
     @property
     def code_visible(self) -> bool:
@@ -164,3 +198,26 @@ class RaceEntry(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["race", "user"], name="games_raceentry_once")]
         ordering = ["joined_at", "id"]
+
+
+class DailyDeal(models.Model):
+    """The deal of the day (UTC) for one draw mode, Normal scoring. Its number comes
+    from a server secret and the date, so nobody can compute it in advance; its code
+    is shown once the day is over."""
+
+    date = models.DateField()
+    draw = models.PositiveSmallIntegerField()
+    deal_number = models.BigIntegerField()
+    code = models.CharField(max_length=20)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["date", "draw"], name="games_dailydeal_once")]
+
+    def __str__(self) -> str:
+        return f"daily {self.date} D{self.draw}"
+
+    @property
+    def is_over(self) -> bool:
+        from django.utils import timezone
+
+        return self.date < timezone.now().date()

@@ -157,14 +157,19 @@ def _start(race: Race, entries: list[RaceEntry]) -> None:
     race.starts_at = now + timedelta(seconds=COUNTDOWN_SECONDS)
     race.ends_at = race.starts_at + timedelta(seconds=race.time_limit)
     race.save(update_fields=["status", "code", "starts_at", "ends_at"])
+    from leaderboards import services as boards
+
     engine = EngineGame.new(deal, ranked=True)
     state = to_bytes(engine, history=True)
     for entry in entries:
-        entry.game = Game.objects.create(
+        entry.game = Game(
             owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
             scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
             score=engine.score, state=state,
         )
+        entry.game.update_standing()
+        entry.game.save(force_insert=True)
+        boards.game_started(entry.game)
         entry.save(update_fields=["game"])
 
 
@@ -223,17 +228,25 @@ def finish_race(race_id: Any, *, force: bool = False) -> bool:
             entry.save(update_fields=["rank", "won", "seconds", "foundation_count", "score", "moves"])
         race.status, race.finished_at = Race.Status.FINISHED, now
         race.save(update_fields=["status", "finished_at"])
+        rate_race(race)
         _announce(race)
     return True
 
 
+def rate_race(race: Race) -> None:
+    from leaderboards.services import rate_race as update_ratings
+
+    update_ratings(race)
+
+
 def _time_out(game: Game, at: Any) -> None:
+    from games.services import save_progress
+
     game.seq += 1
     row = Move.objects.create(game=game, seq=game.seq, submitted={"type": "timeout"}, action={"type": "timeout"},
                               score=game.score, moves=game.moves)
-    game.status, game.finished_at = Game.Status.TIMED_OUT, at
-    game.save(update_fields=["seq", "status", "finished_at"])
-    events.publish_after_commit(game, row, game.engine())
+    game.status = Game.Status.TIMED_OUT
+    save_progress(game, row, game.engine(), game.score, at)
 
 
 def play_in_race(race_id: Any, user: Any, move: Any, seq: Any) -> dict[str, Any]:

@@ -1,10 +1,12 @@
 from django.urls import path, re_path
 
 from games import consumers
+from leaderboards.consumers import BoardConsumer
 
 websocket_urlpatterns = [
     path("ws/games/<uuid:game_id>/", consumers.GameConsumer.as_asgi()),
     path("ws/races/<uuid:race_id>/", consumers.RaceConsumer.as_asgi()),
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/leaderboards/", BoardConsumer.as_asgi()),
     re_path(r"", consumers.NotFoundConsumer.as_asgi()),
 ]

@@ -21,6 +21,7 @@ class CreateGameSerializer(serializers.Serializer):
     draw = serializers.ChoiceField(choices=[1, 3], default=1)
     scoring = serializers.ChoiceField(choices=["normal", "vegas"], default="normal")
     public = serializers.BooleanField(default=True, help_text="listed for spectators; private games need the link")
+    daily = serializers.BooleanField(default=False, help_text="today's daily deal for this draw (Normal scoring)")
 
 
 class WireMoveSerializer(serializers.Serializer):
@@ -57,6 +58,8 @@ class GameSerializer(serializers.Serializer):
     draw = serializers.IntegerField()
     scoring = serializers.CharField()
     kind = serializers.CharField()
+    daily = serializers.DateField(allow_null=True, help_text="the daily deal's date, for a daily attempt")
+    practice = serializers.BooleanField(help_text="a later attempt at a daily deal: on no board")
     ranked_undo = serializers.BooleanField()
     public = serializers.BooleanField()
     status = serializers.CharField()

@@ -32,16 +32,25 @@ class Actor:
         return bool(self.guest_key) and game.owner_id is None and game.guest_key == self.guest_key
 
 
-def create_game(actor: Actor, *, code: str | None = None, draw: int = 1,
-                scoring: str = "normal", public: bool = True) -> Game:
-    """A new game on a given deal code, or on a random deal with the given rules.
+def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring: str = "normal",
+                public: bool = True, daily: bool = False) -> Game:
+    """A new game: the daily deal, a given deal code, or a random deal.
 
     A random Vegas deal counts toward the owner's Vegas balance, so it is ranked:
     the ranked undo policy applies and its code stays secret until the game ends.
-    A chosen code is casual practice (its deal may be known in advance)."""
+    A chosen code is casual practice (its deal may be known in advance). An account's
+    first attempt at a daily deal is its ranked one; later attempts are practice."""
+    from leaderboards import services as boards
+
     if actor.user_id is None and not actor.guest_key:
         raise ServiceError("not_authenticated", "log in or accept the session cookie to play", 401)
-    if code is not None:
+    day, practice = None, False
+    if daily:
+        day = boards.daily_deal(boards.today(), draw)
+        deal = DealCode(day.deal_number, draw)
+        practice = actor.user_id is None or Game.objects.filter(owner_id=actor.user_id, daily=day).exists()
+        kind = Game.Kind.RANKED
+    elif code is not None:
         try:
             deal = DealCode.parse(code)
         except DealCodeError as exc:
@@ -50,16 +59,22 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1,
     else:
         deal = DealCode.random(draw, Scoring(scoring))
         kind = Game.Kind.RANKED if deal.scoring is Scoring.VEGAS else Game.Kind.CASUAL
-    ranked = kind == Game.Kind.RANKED
+    ranked = kind == Game.Kind.RANKED and not practice
     engine = EngineGame.new(deal, ranked=ranked)
-    transaction.on_commit(events.notify_lobby)
-    return Game.objects.create(
-        owner_id=actor.user_id,
-        guest_key="" if actor.user_id is not None else actor.guest_key,
-        code=str(deal), deal_number=deal.number, draw=deal.draw, scoring=deal.scoring.value,
-        kind=kind, ranked_undo=ranked, public=public, score=engine.score,
-        state=to_bytes(engine, history=True),
-    )
+    with transaction.atomic():
+        game = Game(
+            owner_id=actor.user_id,
+            guest_key="" if actor.user_id is not None else actor.guest_key,
+            code=str(deal), deal_number=deal.number, draw=deal.draw, scoring=deal.scoring.value,
+            kind=kind, ranked_undo=ranked, public=public, score=engine.score, daily=day, practice=practice,
+            state=to_bytes(engine, history=True),
+        )
+        game.update_standing()
+        game.save(force_insert=True)
+        boards.game_started(game)
+        boards.standings_changed(game)
+        transaction.on_commit(events.notify_lobby)
+    return game
 
 
 def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dict[str, Any]:
@@ -79,7 +94,7 @@ def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dic
 
 def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
     try:
-        game = Game.objects.select_for_update(of=("self",)).select_related("race").get(pk=game_id)
+        game = Game.objects.select_for_update(of=("self",)).select_related("race", "daily").get(pk=game_id)
     except (Game.DoesNotExist, ValueError):
         raise ServiceError("not_found", "there is no such game", 404) from None
     if not actor.owns(game):
@@ -139,16 +154,32 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
             flipped=card_name(outcome.flipped) if outcome.flipped is not None else "",
             score=outcome.score, moves=outcome.moves,
         )
+        old_score = game.score
         game.seq = seq
         game.state = to_bytes(engine, history=True)
         game.score, game.moves, game.foundation_count = engine.score, engine.moves, engine.foundation_count
         game.started_at = game.started_at or now
         if engine.won:
-            game.status, game.finished_at = Game.Status.WON, now
-        game.save(update_fields=["seq", "state", "score", "moves", "foundation_count", "started_at",
-                                 "status", "finished_at"])
-        events.publish_after_commit(game, row, engine)
+            game.status = Game.Status.WON
+        save_progress(game, row, engine, old_score, now)
     return move_result(game, row, engine)
+
+
+def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now: Any) -> None:
+    """Store a game after an event, in the event's transaction: standings, Vegas
+    balance, and the event itself once the transaction commits."""
+    from leaderboards import services as boards
+
+    if not game.is_live:
+        game.finished_at = now
+        game.seconds = (now - (game.started_at or now)).total_seconds()
+    game.update_standing()
+    game.save(update_fields=["seq", "state", "score", "moves", "foundation_count", "started_at", "status",
+                             "finished_at", "seconds", "board_won", "board_primary", "board_secondary",
+                             "board_tertiary"])
+    boards.score_changed(game, game.score - old_score)
+    boards.standings_changed(game)
+    events.publish_after_commit(game, row, engine)
 
 
 def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]:
@@ -165,15 +196,22 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
             game=game, seq=game.seq, submitted={"type": "resign"}, action={"type": "resign"},
             score=game.score, moves=game.moves,
         )
-        game.status, game.finished_at = Game.Status.RESIGNED, timezone.now()
-        game.save(update_fields=["seq", "status", "finished_at"])
+        game.status = Game.Status.RESIGNED
         engine = game.engine()
-        events.publish_after_commit(game, row, engine)
+        save_progress(game, row, engine, game.score, timezone.now())
     return move_result(game, row, engine)
 
 
 def claim_guest_games(guest_key: str, user_id: int) -> int:
     """A guest who signs up or logs in keeps the games of their browser session."""
+    from leaderboards import services as boards
+
     if not guest_key:
         return 0
-    return Game.objects.filter(owner=None, guest_key=guest_key).update(owner_id=user_id, guest_key="")
+    with transaction.atomic():
+        games = list(Game.objects.select_for_update().filter(owner=None, guest_key=guest_key))
+        Game.objects.filter(pk__in=[g.pk for g in games]).update(owner_id=user_id, guest_key="")
+        for game in games:
+            game.owner_id = user_id
+        boards.games_claimed(user_id, games)
+    return len(games)

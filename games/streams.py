@@ -36,7 +36,7 @@ def catch_up(game_id: str, since: int | None) -> list[dict[str, Any]]:
     from games.api import game_payload
     from games.services import Actor
 
-    game = Game.objects.select_related("owner", "race").get(pk=game_id)
+    game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
     if since is None or since < 0 or since > game.seq or game.seq - since > CATCH_UP_LIMIT:
         return [{"type": "snapshot", "seq": game.seq, "game": game_payload(game, Actor())}]
     rows = list(Move.objects.filter(game=game, seq__gt=since).order_by("seq"))
@@ -56,7 +56,7 @@ def catch_up(game_id: str, since: int | None) -> list[dict[str, Any]]:
 @database_sync_to_async
 def delayed_start(game_id: str, delay: int) -> tuple[EngineGame, int, list[dict[str, Any]], dict[str, Any]]:
     """The board ``delay`` events ago and the events held back since."""
-    game = Game.objects.select_related("owner", "race").get(pk=game_id)
+    game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
     rows = list(Move.objects.filter(game=game).order_by("seq"))
     shown = max(0, game.seq - delay)
     engine = replay(game.code, [row.action for row in rows[:shown] if row.action["type"] in ENGINE_ACTIONS],

@@ -11,7 +11,7 @@ WebSocket layer, the solver and the tests all call it::
 """
 
 from .cards import Card, card_name, parse_card
-from .deal import DealCode, DealCodeError, Scoring, layout, shuffled_deck
+from .deal import MAX_DEAL_NUMBER, DealCode, DealCodeError, Scoring, layout, shuffled_deck
 from .game import UNDO_LIMIT, Game, Outcome, replay
 from .moves import FOUNDATION, TABLEAU, Move, MoveError
 from .serial import from_bytes, to_bytes
@@ -19,7 +19,7 @@ from .views import board_text, deal_json, format_score, full_view, public_view
 
 __all__ = [
     "Card", "card_name", "parse_card",
-    "DealCode", "DealCodeError", "Scoring", "layout", "shuffled_deck",
+    "MAX_DEAL_NUMBER", "DealCode", "DealCodeError", "Scoring", "layout", "shuffled_deck",
     "Game", "Outcome", "replay", "UNDO_LIMIT",
     "Move", "MoveError", "FOUNDATION", "TABLEAU",
     "from_bytes", "to_bytes",

@@ -1,0 +1,234 @@
+"""Daily deals, Vegas balances, race ratings and the boards built from them. The
+balance changes in the same transaction as the move that changes it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from games.engine import MAX_DEAL_NUMBER, DealCode
+from games.events import send_group
+from games.models import DailyDeal, Game, Race
+from leaderboards import glicko2
+from leaderboards.models import BalanceChange, Rating, RatingChange, VegasBalance
+
+BOARD_PAGE = 20
+
+
+# -- live boards --------------------------------------------------------------------
+
+def board_group(board: str) -> str:
+    return f"board.{board}"
+
+
+def board_changed(board: str) -> None:
+    transaction.on_commit(lambda: send_group(board_group(board), {"type": "board.changed"}))
+
+
+def daily_board_name(daily: DailyDeal) -> str:
+    return f"daily.{daily.date.isoformat()}.{daily.draw}"
+
+
+# -- daily deals ----------------------------------------------------------------------
+
+def daily_secret() -> bytes:
+    secret = getattr(settings, "DAILY_SECRET", None) or settings.SECRET_KEY
+    return hashlib.sha256(b"klondike-daily:" + secret.encode()).digest()
+
+
+def daily_deal_number(date: dt.date, draw: int) -> int:
+    """HMAC-SHA256 of the date and draw under the server secret: unpredictable
+    without the secret, the same for everyone."""
+    digest = hmac.new(daily_secret(), f"{date.isoformat()}:D{draw}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") % (MAX_DEAL_NUMBER + 1)
+
+
+def daily_deal(date: dt.date, draw: int) -> DailyDeal:
+    daily = DailyDeal.objects.filter(date=date, draw=draw).first()
+    if daily is None:
+        number = daily_deal_number(date, draw)
+        daily, _ = DailyDeal.objects.get_or_create(
+            date=date, draw=draw, defaults={"deal_number": number, "code": str(DealCode(number, draw))})
+    return daily
+
+
+def today() -> dt.date:
+    return timezone.now().date()
+
+
+# -- Vegas balance ------------------------------------------------------------------
+
+def _balance_row(user_id: int) -> VegasBalance:
+    VegasBalance.objects.get_or_create(user_id=user_id)
+    return VegasBalance.objects.select_for_update().get(user_id=user_id)
+
+
+def game_started(game: Game) -> None:
+    """Debit the opening −$52 of a counted Vegas game."""
+    if not game.counts_for_balance:
+        return
+    row = _balance_row(game.owner_id)
+    row.balance += game.score
+    row.games += 1
+    row.save(update_fields=["balance", "games", "updated_at"])
+    BalanceChange.objects.create(user_id=game.owner_id, game=game, reason=BalanceChange.Reason.START,
+                                 balance=row.balance)
+    board_changed("vegas")
+
+
+def score_changed(game: Game, delta: int) -> None:
+    """Apply a move's score change to the balance, in the move's transaction."""
+    if not game.counts_for_balance:
+        return
+    if delta:
+        VegasBalance.objects.filter(user_id=game.owner_id).update(balance=F("balance") + delta,
+                                                                  updated_at=timezone.now())
+        board_changed("vegas")
+    if not game.is_live:
+        balance = VegasBalance.objects.get(user_id=game.owner_id).balance
+        BalanceChange.objects.create(user_id=game.owner_id, game=game, reason=BalanceChange.Reason.END,
+                                     balance=balance)
+
+
+def games_claimed(user_id: int, games: list[Game]) -> None:
+    """Guest Vegas games now owned by an account join its balance."""
+    counted = [g for g in games if g.counts_for_balance]
+    if not counted:
+        return
+    row = _balance_row(user_id)
+    for game in counted:
+        row.balance += game.score
+        row.games += 1
+        BalanceChange.objects.create(user_id=user_id, game=game, reason=BalanceChange.Reason.CLAIM,
+                                     balance=row.balance)
+    row.save(update_fields=["balance", "games", "updated_at"])
+    board_changed("vegas")
+
+
+def standings_changed(game: Game) -> None:
+    """Tell the live boards that may show this game."""
+    if game.daily_id is not None and not game.practice and game.owner_id is not None:
+        board_changed(daily_board_name(game.daily))
+
+
+# -- race ratings -------------------------------------------------------------------
+
+def rate_race(race: Race) -> None:
+    """Glicko-2 update of every racer once a race has finished (pairwise results)."""
+    entries = [e for e in race.entries.select_related("user").order_by("rank") if e.rank is not None]
+    if len(entries) < 2 or RatingChange.objects.filter(race=race).exists():
+        return
+    rows = []
+    for entry in entries:
+        Rating.objects.get_or_create(user_id=entry.user_id)
+        rows.append(Rating.objects.select_for_update().get(user_id=entry.user_id))
+    before = [glicko2.Player(r.rating, r.rd, r.volatility) for r in rows]
+    pairwise = glicko2.race_results([e.rank for e in entries])
+    for entry, row, player, results in zip(entries, rows, before, pairwise):
+        new = glicko2.update(player, [(before[j], score) for j, score in results])
+        RatingChange.objects.create(user_id=entry.user_id, race=race, rank=entry.rank,
+                                    rating_before=row.rating, rating=new.rating, rd=new.rd)
+        row.rating, row.rd, row.volatility, row.races = new.rating, new.rd, new.volatility, row.races + 1
+        row.save(update_fields=["rating", "rd", "volatility", "races", "updated_at"])
+    board_changed("races")
+
+
+# -- boards ---------------------------------------------------------------------------
+
+def page(queryset: Any, offset: int, limit: int) -> tuple[int, list[Any]]:
+    return queryset.count(), list(queryset[offset:offset + limit])
+
+
+def standing_rows(games: list[Game], offset: int) -> list[dict[str, Any]]:
+    return [
+        {"rank": offset + i + 1, "player": g.owner.username, "status": g.status, "score": g.score,
+         "seconds": g.seconds, "moves": g.moves, "foundation_count": g.foundation_count, "game": str(g.id)}
+        for i, g in enumerate(games)
+    ]
+
+
+def daily_board(date: dt.date, draw: int, offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
+    daily = DailyDeal.objects.filter(date=date, draw=draw).first()
+    if daily is None:
+        return {"date": date, "draw": draw, "code": None, "count": 0, "results": []}
+    games = (Game.objects.filter(daily=daily, practice=False, owner__isnull=False)
+             .select_related("owner").order_by(*Game.BOARD_ORDER))
+    count, rows = page(games, offset, limit)
+    return {"date": date, "draw": draw, "code": daily.code if daily.is_over else None, "count": count,
+            "results": standing_rows(rows, offset)}
+
+
+def deal_board(code: DealCode, offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
+    """The best finished results on one deal, among games whose deal is public."""
+    games = (Game.objects.filter(deal_number=code.number, draw=code.draw, scoring=code.scoring.value,
+                                 owner__isnull=False, practice=False)
+             .exclude(status=Game.Status.LIVE)
+             .exclude(kind=Game.Kind.RANKED, daily__date__gte=today())
+             .exclude(kind=Game.Kind.RANKED, race__status__in=[Race.Status.OPEN, Race.Status.STARTED])
+             .select_related("owner").order_by(*Game.BOARD_ORDER))
+    count, rows = page(games, offset, limit)
+    return {"code": str(code), "count": count, "results": standing_rows(rows, offset)}
+
+
+def vegas_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
+    rows = VegasBalance.objects.select_related("user").order_by("-balance", "user_id")
+    count, balances = page(rows, offset, limit)
+    return {"count": count, "results": [
+        {"rank": offset + i + 1, "player": b.user.username, "balance": b.balance, "games": b.games}
+        for i, b in enumerate(balances)]}
+
+
+def vegas_rank(user_id: int) -> dict[str, Any]:
+    row = VegasBalance.objects.filter(user_id=user_id).first()
+    balance = row.balance if row else 0
+    rank = VegasBalance.objects.filter(balance__gt=balance).count() + 1 if row else None
+    history = [{"at": c.at, "balance": c.balance}
+               for c in BalanceChange.objects.filter(user_id=user_id).order_by("-at")[:500]][::-1]
+    return {"rank": rank, "balance": balance, "games": row.games if row else 0, "history": history}
+
+
+def race_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
+    rows = Rating.objects.filter(races__gt=0).select_related("user").order_by("-rating", "user_id")
+    count, ratings = page(rows, offset, limit)
+    return {"count": count, "results": [
+        {"rank": offset + i + 1, "player": r.user.username, "rating": round(r.rating, 1), "rd": round(r.rd, 1),
+         "races": r.races} for i, r in enumerate(ratings)]}
+
+
+def player_stats(user: Any) -> dict[str, Any]:
+    """Per mode: games, wins, win rate, current and best streak, best time, best score."""
+    finished = (Game.objects.filter(owner=user).exclude(status=Game.Status.LIVE)
+                .order_by("finished_at").values_list("draw", "scoring", "status", "seconds", "score", "finished_at"))
+    modes: dict[tuple[int, str], dict[str, Any]] = {}
+    history = []
+    for draw, scoring, status, seconds, score, finished_at in finished:
+        mode = modes.setdefault((draw, scoring), {
+            "draw": draw, "scoring": scoring, "games": 0, "wins": 0, "win_rate": 0.0, "current_streak": 0,
+            "best_streak": 0, "best_seconds": None, "best_score": None})
+        won = status == Game.Status.WON
+        mode["games"] += 1
+        mode["wins"] += won
+        mode["current_streak"] = mode["current_streak"] + 1 if won else 0
+        mode["best_streak"] = max(mode["best_streak"], mode["current_streak"])
+        if won and seconds is not None:
+            mode["best_seconds"] = seconds if mode["best_seconds"] is None else min(mode["best_seconds"], seconds)
+        mode["best_score"] = score if mode["best_score"] is None else max(mode["best_score"], score)
+        history.append({"at": finished_at, "score": score, "draw": draw, "scoring": scoring, "won": won})
+    for mode in modes.values():
+        mode["win_rate"] = round(mode["wins"] / mode["games"], 4)
+    ratings = [{"at": c.at, "rating": round(c.rating, 1)}
+               for c in RatingChange.objects.filter(user=user).order_by("at")[:500]]
+    return {
+        "player": user.username,
+        "modes": sorted(modes.values(), key=lambda m: (m["draw"], m["scoring"])),
+        "score_history": history[-200:],
+        "balance_history": vegas_rank(user.pk)["history"],
+        "rating_history": ratings,
+    }
