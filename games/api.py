@@ -17,6 +17,7 @@ from games import services
 from games.engine import Game as EngineGame
 from games.engine import deal_json
 from games.events import view_of
+from games.solving import complete_status
 from games.models import Game, Move
 from games.serializers import (
     ConflictSerializer, CreateGameSerializer, ErrorSerializer, GameSerializer, MoveRequestSerializer,
@@ -42,6 +43,7 @@ def actor_for(request: Request, *, create_guest: bool = False) -> Actor:
 
 def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> dict[str, Any]:
     engine = engine or game.engine()
+    offered, reason = complete_status(game, engine)
     return {
         "id": str(game.id),
         "code": game.code if game.code_visible else None,
@@ -63,6 +65,8 @@ def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> 
         "finished_at": game.finished_at,
         "seconds": game.elapsed_seconds(),
         "yours": actor.owns(game),
+        "complete_offered": offered,
+        "complete_reason": reason,
         "view": view_of(game, engine),
     }
 

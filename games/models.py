@@ -221,3 +221,25 @@ class DailyDeal(models.Model):
         from django.utils import timezone
 
         return self.date < timezone.now().date()
+
+
+class SolvedDeal(models.Model):
+    """A deal the solver has examined from its opening position: the pool of
+    proven-winnable deals is its wins (``klondike pool`` fills it, resumably)."""
+
+    class Result(models.TextChoices):
+        WIN = "win"
+        LOSE = "lose"
+        UNKNOWN = "unknown"
+
+    draw = models.PositiveSmallIntegerField()
+    scoring = models.CharField(max_length=8, choices=Game.Scoring.choices)
+    deal_number = models.BigIntegerField()
+    result = models.CharField(max_length=8, choices=Result.choices)
+    nodes = models.BigIntegerField(default=0)
+    seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["draw", "scoring", "deal_number"], name="games_solveddeal_once")]
+        indexes = [models.Index(fields=["draw", "scoring", "result", "deal_number"])]

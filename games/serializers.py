@@ -22,6 +22,7 @@ class CreateGameSerializer(serializers.Serializer):
     scoring = serializers.ChoiceField(choices=["normal", "vegas"], default="normal")
     public = serializers.BooleanField(default=True, help_text="listed for spectators; private games need the link")
     daily = serializers.BooleanField(default=False, help_text="today's daily deal for this draw (Normal scoring)")
+    winnable = serializers.BooleanField(default=False, help_text="a random deal proven winnable by the solver")
 
 
 class WireMoveSerializer(serializers.Serializer):
@@ -73,6 +74,8 @@ class GameSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     seconds = serializers.FloatField(allow_null=True, help_text="time from the first action to the end (or now)")
     yours = serializers.BooleanField()
+    complete_offered = serializers.BooleanField(help_text="whether Complete may be asked for now")
+    complete_reason = serializers.CharField(help_text="why Complete is not offered (empty when it is)")
     view = ViewField(help_text="the public view while live; every card once the game is over")
 
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from games.engine import Game as EngineGame
 from games.engine import card_name, to_bytes
-from games import events, races
+from games import events, races, solving
 from games.errors import ServiceError
 from games.models import Game, Move
 
@@ -33,7 +33,7 @@ class Actor:
 
 
 def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring: str = "normal",
-                public: bool = True, daily: bool = False) -> Game:
+                public: bool = True, daily: bool = False, winnable: bool = False) -> Game:
     """A new game: the daily deal, a given deal code, or a random deal.
 
     A random Vegas deal counts toward the owner's Vegas balance, so it is ranked:
@@ -57,7 +57,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
             raise ServiceError(exc.code, exc.detail) from None
         kind = Game.Kind.CASUAL
     else:
-        deal = DealCode.random(draw, Scoring(scoring))
+        deal = solving.winnable_deal(draw, scoring) if winnable else DealCode.random(draw, Scoring(scoring))
         kind = Game.Kind.RANKED if deal.scoring is Scoring.VEGAS else Game.Kind.CASUAL
     ranked = kind == Game.Kind.RANKED and not practice
     engine = EngineGame.new(deal, ranked=ranked)

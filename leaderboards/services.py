@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games.engine import MAX_DEAL_NUMBER, DealCode
 from games.events import send_group
-from games.models import DailyDeal, Game, Race
+from games.models import DailyDeal, Game, Race, SolvedDeal
 from leaderboards import glicko2
 from leaderboards.models import BalanceChange, Rating, RatingChange, VegasBalance
 
@@ -51,9 +51,15 @@ def daily_deal_number(date: dt.date, draw: int) -> int:
 
 
 def daily_deal(date: dt.date, draw: int) -> DailyDeal:
+    """The day's deal, fixed the first time it is asked for. Drawn from the pool of
+    proven-winnable deals when there is one (``klondike pool``)."""
     daily = DailyDeal.objects.filter(date=date, draw=draw).first()
     if daily is None:
         number = daily_deal_number(date, draw)
+        pool = SolvedDeal.objects.filter(draw=draw, scoring="normal", result=SolvedDeal.Result.WIN)
+        size = pool.count()
+        if size:
+            number = pool.order_by("deal_number").values_list("deal_number", flat=True)[number % size]
         daily, _ = DailyDeal.objects.get_or_create(
             date=date, draw=draw, defaults={"deal_number": number, "code": str(DealCode(number, draw))})
     return daily

@@ -1,0 +1,100 @@
+"""Hint and Complete over REST. They wait for the solver, so they are async views:
+the wait blocks neither the event loop nor the one thread that a process's sync
+views share. Authentication and CSRF are DRF's own, run briefly in a thread."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from games import solving
+from games.api import MOVE_ERRORS, actor_for
+from games.errors import ServiceError
+from games.serializers import MoveResultSerializer, SeqSerializer
+from games.services import Actor
+
+
+class HintSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="the event the hint is for")
+    move = serializers.JSONField(help_text="the next move of a winning line")
+    remaining = serializers.IntegerField(help_text="moves left in that line")
+
+
+class CompleteSerializer(serializers.Serializer):
+    moves_played = serializers.IntegerField()
+    result = MoveResultSerializer(allow_null=True, help_text="the result of the last move (the win)")
+
+
+def _authenticate(request: HttpRequest) -> tuple[Actor, Any]:
+    drf_request = Request(request, parsers=[JSONParser()],
+                          authenticators=[auth() for auth in api_settings.DEFAULT_AUTHENTICATION_CLASSES])
+    drf_request.user  # noqa: B018 - runs the authenticators (and the CSRF check)
+    data = drf_request.data if request.method == "POST" and request.body else {}
+    return actor_for(drf_request), data
+
+
+def _error(code: str, detail: str, status: int, **extra: Any) -> JsonResponse:
+    return JsonResponse({"error": code, "detail": detail, **extra}, status=status)
+
+
+async def _run(request: HttpRequest, work: Any) -> JsonResponse:
+    try:
+        actor, data = await sync_to_async(_authenticate)(request)
+        if not isinstance(data, dict):
+            raise ServiceError("invalid", "the request body must be a JSON object")
+        return JsonResponse(await work(actor, data), json_dumps_params={"default": str})
+    except ServiceError as exc:
+        return _error(exc.code, exc.detail, exc.status, **exc.extra)
+    except exceptions.APIException as exc:
+        code = exc.get_codes() if isinstance(exc.get_codes(), str) else "invalid"
+        return _error(code, str(exc.detail), exc.status_code)
+
+
+class HintSchema(APIView):
+    @extend_schema(summary="Hint: the next move of a winning line (casual games)",
+                   responses={200: HintSerializer, **MOVE_ERRORS})
+    def get(self, request: Request, game_id: Any) -> None: ...
+
+
+class CompleteSchema(APIView):
+    @extend_schema(summary="Complete: play the game to a win from here",
+                   description="Casual games: from any position where a win exists. Ranked games: once every card "
+                               "is face up and the stock and waste are empty. Each move is an event like the "
+                               "player's own.", request=SeqSerializer, responses={200: CompleteSerializer, **MOVE_ERRORS})
+    def post(self, request: Request, game_id: Any) -> None: ...
+
+
+@csrf_exempt  # DRF's session authentication enforces CSRF, as for every API view
+async def hint_view(request: HttpRequest, game_id: Any) -> JsonResponse:
+    if request.method != "GET":
+        return _error("method_not_allowed", f"{request.method} is not allowed here", 405)
+    return await _run(request, lambda actor, data: solving.hint(game_id, actor))
+
+
+@csrf_exempt
+async def complete_view(request: HttpRequest, game_id: Any) -> JsonResponse:
+    if request.method != "POST":
+        return _error("method_not_allowed", f"{request.method} is not allowed here", 405)
+
+    async def work(actor: Actor, data: dict[str, Any]) -> dict[str, Any]:
+        seq = data.get("seq")
+        if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or seq < 1):
+            raise ServiceError("bad_seq", "seq must be a positive integer")
+        return await solving.complete(game_id, actor, seq)
+
+    return await _run(request, work)
+
+
+# drf-spectacular documents a URL by its callback's ``cls``.
+hint_view.cls, hint_view.initkwargs = HintSchema, {}  # type: ignore[attr-defined]
+complete_view.cls, complete_view.initkwargs = CompleteSchema, {}  # type: ignore[attr-defined]
