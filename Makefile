@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/klondike
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: venv run services test bench
+.PHONY: venv run services browser test bench
 
 ## venv: create .venv (if missing) and install the project + test extras;
 ##       reinstalls only when pyproject.toml is newer than .venv/.installed
@@ -33,9 +33,13 @@ run: venv
 services:
 	scripts/services.sh
 
+## browser: make sure Debian's Chromium is there for the browser tests
+browser:
+	scripts/browser.sh
+
 ## test: whole suite against real PostgreSQL and Redis.  pytest's exit code is
 ##       passed through unchanged (5 = no tests collected is a failure).
-test: venv services
+test: venv services browser
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
 	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
 	export SECRET_KEY="$${SECRET_KEY:-insecure-test-only-key}"; \
