@@ -43,6 +43,7 @@ test: venv services browser
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
 	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
 	export SECRET_KEY="$${SECRET_KEY:-insecure-test-only-key}"; \
+	export TEST_DATABASE_NAME="$${TEST_DATABASE_NAME:-test_klondike_$$$$}"; \
 	exec $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 ## bench: engine micro-benchmarks (bench/engine.py)

@@ -167,6 +167,10 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
     else:
         config = parse_database_url(url, base_dir=base_dir)
     config["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 0, environ=environ)
+    test_name = _raw("TEST_DATABASE_NAME", environ)
+    if test_name:
+        # Lets concurrent test runs on one server use their own test databases.
+        config["TEST"] = {"NAME": test_name}
     config["CONN_HEALTH_CHECKS"] = config["CONN_MAX_AGE"] > 0
     return config
 
