@@ -20,7 +20,8 @@ from games.events import view_of
 from games.solving import complete_status
 from games.models import Game, Move
 from games.serializers import (
-    ConflictSerializer, CreateGameSerializer, ErrorSerializer, GameSerializer, MoveRequestSerializer,
+    ConflictSerializer, CreateGameSerializer, ErrorSerializer, GamePageSerializer, GameSerializer,
+    MoveRequestSerializer,
     MoveResultSerializer, ReplaySerializer, SeqSerializer, UndoRequestSerializer,
 )
 from games.services import Actor, ServiceError
@@ -95,9 +96,9 @@ class GamesView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        summary="List my games",
+        summary="List my games", operation_id="games_list",
         parameters=[OpenApiParameter("status", str, enum=Game.Status.values, required=False)],
-        responses={200: GameSerializer(many=True), **ERRORS},
+        responses={200: GamePageSerializer, **ERRORS},
     )
     def get(self, request: Request) -> Response:
         actor = actor_for(request)
@@ -167,7 +168,7 @@ class ResignView(APIView):
 
     @extend_schema(summary="Give up", request=SeqSerializer, responses={200: MoveResultSerializer, **MOVE_ERRORS})
     def post(self, request: Request, game_id: Any) -> Response:
-        data = validated(SeqSerializer, request.data if request.data else {})
+        data = validated(SeqSerializer, request.data if request.body else {})
         return Response(services.resign(game_id, actor_for(request), data.get("seq")))
 
 

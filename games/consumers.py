@@ -64,7 +64,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
             return await self.refuse("bad_frame", "frames are JSON text, not binary")
-        if len(text_data) > MAX_FRAME_BYTES:
+        if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
             return await self.refuse("frame_too_large", f"frames are limited to {MAX_FRAME_BYTES} bytes")
         if not self.take_token():
             return await self.refuse("rate_limited", f"at most {RATE_PER_SECOND:g} messages a second")
@@ -225,6 +225,9 @@ class GameConsumer(ProtocolConsumer):
 
     async def racer_event(self, message: dict[str, Any]) -> None:
         pass  # this connection follows its game through the game group
+
+    async def race_watchers(self, message: dict[str, Any]) -> None:
+        pass  # a game socket shows its own game's watchers
 
 
 def events_of(result: dict[str, Any]) -> dict[str, Any]:

@@ -143,14 +143,15 @@ class ReadyView(RaceActionView):
         return super().post(request, race_id)
 
     def run(self, request: Request, race_id: Any) -> None:
-        data = validated(ReadySerializer, request.data if request.data else {})
+        data = validated(ReadySerializer, request.data if request.body else {})
         races.set_ready(race_id, request.user, data["ready"])
 
 
 class RaceResignView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Give up your race game", request=None, responses={200: MoveResultSerializer, **MOVE_ERRORS})
+    @extend_schema(summary="Give up your race game", request=None,
+                   responses={200: MoveResultSerializer, **MOVE_ERRORS, 409: ErrorSerializer})
     def post(self, request: Request, race_id: Any) -> Response:
         return Response(races.resign_race(race_id, request.user))
 

@@ -223,8 +223,11 @@ def finish_race(race_id: Any, *, force: bool = False) -> bool:
             entry.won = game.status == Game.Status.WON
             entry.seconds = (game.finished_at - race.starts_at).total_seconds() if entry.won else None
             entry.foundation_count, entry.score, entry.moves = game.foundation_count, game.score, game.moves
-        for rank, entry in enumerate(sorted(entries, key=ranking_key), start=1):
-            entry.rank = rank
+        ordered = sorted(entries, key=ranking_key)
+        for position, entry in enumerate(ordered):
+            # Equal results share a rank (1, 2, 2, 4): they count as draws for ratings.
+            same = position and ranking_key(entry) == ranking_key(ordered[position - 1])
+            entry.rank = ordered[position - 1].rank if same else position + 1
             entry.save(update_fields=["rank", "won", "seconds", "foundation_count", "score", "moves"])
         race.status, race.finished_at = Race.Status.FINISHED, now
         race.save(update_fields=["status", "finished_at"])

@@ -12,7 +12,16 @@ class ErrorSerializer(serializers.Serializer):
 
 
 class ConflictSerializer(ErrorSerializer):
-    seq = serializers.IntegerField(help_text="the game's current event number")
+    seq = serializers.IntegerField(required=False, help_text="the game's current event number (stale seq, game over)")
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON number only: "2" and true are not integers here."""
+
+    def to_internal_value(self, data: object) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class CreateGameSerializer(serializers.Serializer):
@@ -35,17 +44,17 @@ class WireMoveSerializer(serializers.Serializer):
 
 class MoveRequestSerializer(serializers.Serializer):
     move = serializers.JSONField(help_text='the move, e.g. {"type": "move", "card": "9S", "to": "t4"}')
-    seq = serializers.IntegerField(min_value=1, max_value=2**31 - 1,
-                                   help_text="the number this move will get: the last event number you saw, plus one")
+    seq = StrictIntegerField(min_value=1, max_value=2**31 - 1,
+                             help_text="the number this move will get: the last event number you saw, plus one")
 
 
 class SeqSerializer(serializers.Serializer):
-    seq = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False,
+    seq = StrictIntegerField(min_value=1, max_value=2**31 - 1, required=False,
                                    help_text="the last event number you saw, plus one (for safe retries)")
 
 
 class UndoRequestSerializer(serializers.Serializer):
-    seq = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+    seq = StrictIntegerField(min_value=1, max_value=2**31 - 1)
 
 
 @extend_schema_field({"type": "object", "description": "public view: games.engine.views.public_view"})
@@ -77,6 +86,13 @@ class GameSerializer(serializers.Serializer):
     complete_offered = serializers.BooleanField(help_text="whether Complete may be asked for now")
     complete_reason = serializers.CharField(help_text="why Complete is not offered (empty when it is)")
     view = ViewField(help_text="the public view while live; every card once the game is over")
+
+
+class GamePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = GameSerializer(many=True)
 
 
 class MoveResultSerializer(serializers.Serializer):

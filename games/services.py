@@ -13,10 +13,13 @@ from django.utils import timezone
 
 from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from games.engine import Game as EngineGame
-from games.engine import card_name, to_bytes
+from games.engine import card_name, replay, to_bytes
+from games.engine.views import hidden_cards, visible_cards
 from games import events, races, solving
 from games.errors import ServiceError
 from games.models import Game, Move
+
+ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,20 @@ def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dic
     }
 
 
+def board_after(game: Game, seq: int) -> EngineGame | None:
+    """The board as it was after event ``seq``, for the first result of a retried
+    move; ``None`` if an undo has since turned one of the cards that result names
+    face down again (nothing hidden may leave the server)."""
+    current = game.engine()
+    if seq == game.seq:
+        return current
+    actions = Move.objects.filter(game=game, seq__lte=seq).order_by("seq").values_list("action", flat=True)
+    then = replay(game.code, [a for a in actions if a["type"] in ENGINE_ACTIONS], ranked=game.ranked_undo)
+    if game.reveals_everything or not (visible_cards(then) & hidden_cards(current)):
+        return then
+    return None
+
+
 def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
     try:
         game = Game.objects.select_for_update(of=("self",)).select_related("race", "daily").get(pk=game_id)
@@ -107,8 +124,9 @@ def _previous_result(game: Game, seq: int, submitted: dict[str, Any]) -> dict[st
     does not follow the last event is a conflict."""
     if 1 <= seq <= game.seq:
         earlier = Move.objects.get(game=game, seq=seq)
-        if earlier.submitted == submitted:
-            return move_result(game, earlier)
+        board = board_after(game, seq) if earlier.submitted == submitted else None
+        if board is not None:
+            return move_result(game, earlier, board)
     raise ServiceError(
         "seq_conflict",
         f"the game is at event {game.seq}: send seq {game.seq + 1} after refreshing",
@@ -186,10 +204,10 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
     """Give up a live game. The resignation is an event of the game's stream."""
     with transaction.atomic():
         game = _locked_game(game_id, actor)
-        if not game.is_live:
-            raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
         if seq is not None and seq != game.seq + 1:
             return _previous_result(game, seq, {"type": "resign"})
+        if not game.is_live:
+            raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
         races.check_clock(game)
         game.seq += 1
         row = Move.objects.create(

@@ -16,17 +16,11 @@ from games import events
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
 from games.engine import card_name, public_view, replay
+from games.engine.views import hidden_cards
 from games.models import Game, Move
 
 CATCH_UP_LIMIT = 200  # beyond this many missed events a client gets a full resync
 ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
-
-
-def hidden_card_names(engine: EngineGame) -> set[str]:
-    hidden = {card_name(c) for c in engine.stock}
-    for column, down in zip(engine.columns, engine.down):
-        hidden.update(card_name(c) for c in column[:down])
-    return hidden
 
 
 @database_sync_to_async
@@ -43,7 +37,7 @@ def catch_up(game_id: str, since: int | None) -> list[dict[str, Any]]:
     if not rows:
         return []
     engine = game.engine()
-    hidden = set() if game.reveals_everything else hidden_card_names(engine)
+    hidden = set() if game.reveals_everything else {card_name(c) for c in hidden_cards(engine)}
     messages = [events.event_of(game, row, None) for row in rows]
     for message in messages:
         if message["action"].get("card") in hidden:
@@ -85,7 +79,10 @@ class GameStream:
 
     async def start(self, since: int | None = None) -> list[dict[str, Any]]:
         if not self.delay:
-            return self._delivered(await catch_up(self.game_id, since))
+            messages = await catch_up(self.game_id, since)
+            if not messages and since is not None:
+                self.last_seq = self.received = since  # nothing missed: live events follow on
+            return self._delivered(messages)
         self.engine, self.last_seq, held, header = await delayed_start(self.game_id, self.delay)
         self.held = deque(held)
         self.received = held[-1]["seq"] if held else self.last_seq

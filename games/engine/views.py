@@ -29,6 +29,23 @@ def _names(cards: list[Card]) -> list[str]:
     return [card_name(c) for c in cards]
 
 
+def hidden_cards(game: Game) -> set[Card]:
+    """The cards nobody may see while the game is live: face down or in the stock."""
+    hidden = set(game.stock)
+    for col, down in zip(game.columns, game.down):
+        hidden.update(col[:down])
+    return hidden
+
+
+def visible_cards(game: Game) -> set[Card]:
+    """The cards the public view names."""
+    shown = set(game.visible_waste())
+    for col, down in zip(game.columns, game.down):
+        shown.update(col[down:])
+    shown.update(make_card(rank, suit) for suit, rank in enumerate(game.foundations) if rank)
+    return shown
+
+
 def _foundation_tops(game: Game) -> dict[str, str | None]:
     return {
         SUITS[suit]: card_name(make_card(rank, suit)) if rank else None
