@@ -42,6 +42,7 @@ browser:
 test: venv services browser
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
 	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
+	export REDIS_CACHE_URL="$${REDIS_CACHE_URL:-redis://127.0.0.1:6379/2}"; \
 	export SECRET_KEY="$${SECRET_KEY:-insecure-test-only-key}"; \
 	export TEST_DATABASE_NAME="$${TEST_DATABASE_NAME:-test_klondike_$$$$}"; \
 	exec $(VENV)/bin/pytest $(PYTEST_ARGS)

@@ -20,13 +20,17 @@ class SessionAuthenticationWithGuestCsrf(SessionAuthentication):
     def authenticate(self, request: Request) -> Any:
         result = super().authenticate(request)
         if result is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
-            try:
-                self.enforce_csrf(request)
-            except exceptions.PermissionDenied:
-                raise exceptions.PermissionDenied(
-                    "CSRF check failed: send the X-CSRFToken header with the csrftoken cookie "
-                    "(GET /api/accounts/csrf sets it)", code="csrf_failed") from None
+            self.enforce_csrf(request)
         return result
+
+    def enforce_csrf(self, request: Request) -> None:
+        """The same error for guests and logged-in users."""
+        try:
+            super().enforce_csrf(request)
+        except exceptions.PermissionDenied:
+            raise exceptions.PermissionDenied(
+                "CSRF check failed: send the X-CSRFToken header with the csrftoken cookie "
+                "(GET /api/accounts/csrf sets it)", code="csrf_failed") from None
 
 
 class SessionCookieScheme(OpenApiAuthenticationExtension):

@@ -18,6 +18,7 @@ DATABASE_URL    postgres://user:pass@host:port/name or sqlite:///path;
                 unset -> SQLite file db.sqlite3 at the project root
 DB_CONN_MAX_AGE int seconds, default 0
 REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
+REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_URL
 """
 
 from __future__ import annotations
@@ -201,9 +202,10 @@ def channel_layers_config(*, environ: Mapping[str, str] | None = None) -> dict:
 
 
 def cache_config(*, environ: Mapping[str, str] | None = None) -> dict:
-    """Redis when REDIS_URL is set (throttles must be shared by every process),
-    otherwise the per-process memory cache."""
-    url = _raw("REDIS_URL", environ)
+    """Redis when REDIS_CACHE_URL or REDIS_URL is set (throttles must be shared by
+    every process), otherwise the per-process memory cache. A separate database
+    number for the cache keeps a cache flush away from the channel layer."""
+    url = _raw("REDIS_CACHE_URL", environ) or _raw("REDIS_URL", environ)
     if url is None:
         return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,

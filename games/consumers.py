@@ -153,7 +153,7 @@ class GameConsumer(ProtocolConsumer):
             return await self.close(code=CLOSE_NOT_FOUND)
         actor = self.actor()
         self.player = actor.owns(game)
-        self.stream = GameStream(self.game_id, await spectator_delay(game, actor))
+        self.stream = GameStream(self.game_id, await spectator_delay(game, actor), yours=self.player)
         await self.channel_layer.group_add(self.group, self.channel_name)
         if self.stream.delay:
             self.race_group = races.race_group(game.race_id)

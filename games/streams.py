@@ -24,7 +24,7 @@ ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
 
 
 @database_sync_to_async
-def catch_up(game_id: str, since: int | None) -> list[dict[str, Any]]:
+def catch_up(game_id: str, since: int | None, yours: bool = False) -> list[dict[str, Any]]:
     """The events after ``since`` from Postgres, the last one with the current board;
     or a snapshot when the client has nothing, or too much, to catch up."""
     from games.api import game_payload
@@ -32,7 +32,7 @@ def catch_up(game_id: str, since: int | None) -> list[dict[str, Any]]:
 
     game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
     if since is None or since < 0 or since > game.seq or game.seq - since > CATCH_UP_LIMIT:
-        return [{"type": "snapshot", "seq": game.seq, "game": game_payload(game, Actor())}]
+        return [{"type": "snapshot", "seq": game.seq, "game": {**game_payload(game, Actor()), "yours": yours}}]
     rows = list(Move.objects.filter(game=game, seq__gt=since).order_by("seq"))
     if not rows:
         return []
@@ -69,8 +69,9 @@ def missing_events(game_id: str, after: int, before: int) -> list[dict[str, Any]
 
 
 class GameStream:
-    def __init__(self, game_id: str, delay: int = 0) -> None:
+    def __init__(self, game_id: str, delay: int = 0, yours: bool = False) -> None:
         self.game_id = game_id
+        self.yours = yours
         self.delay = delay
         self.last_seq = -1           # last event delivered to the client
         self.received = -1           # last event taken in (ahead of last_seq when delayed)
@@ -79,7 +80,7 @@ class GameStream:
 
     async def start(self, since: int | None = None) -> list[dict[str, Any]]:
         if not self.delay:
-            messages = await catch_up(self.game_id, since)
+            messages = await catch_up(self.game_id, since, self.yours)
             if not messages and since is not None:
                 self.last_seq = self.received = since  # nothing missed: live events follow on
             return self._delivered(messages)
@@ -95,7 +96,7 @@ class GameStream:
             if event["seq"] <= self.last_seq:
                 return []
             if event["seq"] > self.last_seq + 1:
-                return self._delivered(await catch_up(self.game_id, self.last_seq))
+                return self._delivered(await catch_up(self.game_id, self.last_seq, self.yours))
             return self._delivered([event])
         if event["seq"] <= self.received:
             return []
