@@ -52,9 +52,10 @@ Techniques (and why each one keeps a "lose" answer a proof):
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Callable, Final
 
 from games.engine import Game, Move
 from games.engine.cards import ACCEPTS, RANK, SUIT
@@ -75,8 +76,13 @@ _OPPOSITE: Final = ((1, 2), (0, 3), (0, 3), (1, 2))
 _SIBLING: Final = (3, 2, 1, 0)
 #: Per card: (suit, rank, opposite suit 1, opposite suit 2, same-colour other suit).
 _SAFE: Final = tuple((SUIT[c], RANK[c], *_OPPOSITE[SUIT[c]], _SIBLING[SUIT[c]]) for c in range(52))
-_DOWN_BYTE: Final = tuple(bytes((200 + d,)) for d in range(60))
-_POS_BYTE: Final = tuple(bytes((100 + p,)) for p in range(60))
+_DOWN_BYTE: Final = tuple(bytes((200 + d,)) for d in range(52))
+_CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
+#: Obligation kinds.
+_TB: Final = 0
+_EXPOSE: Final = 1
+_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(2)) for c in range(52))
+_POS_BYTE: Final = tuple(bytes((100 + p,)) for p in range(53))
 
 DEFAULT_BUDGET_SECONDS: Final = 10.0
 DEFAULT_MAX_NODES: Final = 5_000_000
@@ -107,7 +113,7 @@ class _Budget(Exception):
 
 
 class _Search:
-    __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n")
+    __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes")
 
     def __init__(self, game: Game) -> None:
         self.cols = [list(c) for c in game.columns]
@@ -118,6 +124,10 @@ class _Search:
         self.draw = game.draw
         self.vegas = game.vegas
         self.d1n = game.draw == 1 and not game.vegas
+        #: ``enc[i]``: column i's part of the key (cards, then a byte 200 + face-down
+        #: count); ``tbytes``: the talon's part. Kept up to date by apply/undo.
+        self.enc = [bytes(self.cols[i]) + _DOWN_BYTE[self.down[i]] for i in range(7)]
+        self.tbytes = bytes(self.talon)
 
     # -- state -------------------------------------------------------------------
 
@@ -126,16 +136,13 @@ class _Search:
         return f[0] + f[1] + f[2] + f[3] == 52
 
     def key(self) -> bytes:
-        cols, down = self.cols, self.down
-        encs = [bytes(cols[i]) + _DOWN_BYTE[down[i]] for i in range(7)]
-        encs.sort()
-        talon = self.talon
+        encs = sorted(self.enc)
         pos = self.pos
         if self.d1n:
             pos = 0
-        elif not self.vegas and self.draw == 3 and (pos % 3 == 0 or pos == len(talon)):
+        elif not self.vegas and self.draw == 3 and (pos % 3 == 0 or pos == len(self.talon)):
             pos = 0
-        return b"".join(encs) + bytes(talon) + _POS_BYTE[pos]
+        return b"".join(encs) + self.tbytes + _POS_BYTE[pos]
 
     def talon_positions(self) -> list[int] | range:
         """The positions ``p`` (1-based) the stock can bring to the waste's top, fewest
@@ -167,7 +174,7 @@ class _Search:
         """Apply one internal move; return its undo record
         ``(move, card, flipped, extra)``."""
         kind = move[0]
-        cols, down = self.cols, self.down
+        cols, down, enc = self.cols, self.down, self.enc
         if kind == T2F:
             i = move[1]
             col = cols[i]
@@ -176,62 +183,86 @@ class _Search:
             flipped = down[i] > 0 and down[i] == len(col)
             if flipped:
                 down[i] -= 1
+            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
             return (move, card, flipped, 0)
         if kind == T2T:
             _, i, k, j = move
             col = cols[i]
             card = col[k]
             count = len(col) - k
-            cols[j] += col[k:]
+            dst = cols[j]
+            dst += col[k:]
             del col[k:]
             flipped = down[i] > 0 and down[i] == k
             if flipped:
                 down[i] -= 1
+            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
+            enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
             return (move, card, flipped, count)
         if kind == W2F or kind == W2T:
             p = move[1]
             card = self.talon.pop(p - 1)
+            tb = self.tbytes
+            self.tbytes = tb[:p - 1] + tb[p:]
             old = self.pos
             self.pos = p - 1
             if kind == W2F:
                 self.found[SUIT[card]] += 1
             else:
-                cols[move[2]].append(card)
+                j = move[2]
+                dst = cols[j]
+                dst.append(card)
+                enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
             return (move, card, False, old)
         # F2T
         _, s, j = move
         self.found[s] -= 1
         card = s * 13 + self.found[s]
-        cols[j].append(card)
+        dst = cols[j]
+        dst.append(card)
+        enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
         return (move, card, False, 0)
 
     def undo(self, record: tuple) -> None:
         move, card, flipped, extra = record
         kind = move[0]
-        cols, down = self.cols, self.down
+        cols, down, enc = self.cols, self.down, self.enc
         if kind == T2F:
             i = move[1]
             if flipped:
                 down[i] += 1
-            cols[i].append(card)
+            col = cols[i]
+            col.append(card)
+            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
             self.found[SUIT[card]] -= 1
         elif kind == T2T:
             _, i, k, j = move
             if flipped:
                 down[i] += 1
             dst = cols[j]
-            cols[i] += dst[-extra:]
+            col = cols[i]
+            col += dst[-extra:]
             del dst[-extra:]
+            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
+            enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
         elif kind == W2F or kind == W2T:
             if kind == W2F:
                 self.found[SUIT[card]] -= 1
             else:
-                cols[move[2]].pop()
-            self.talon.insert(move[1] - 1, card)
+                j = move[2]
+                dst = cols[j]
+                dst.pop()
+                enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
+            p = move[1]
+            self.talon.insert(p - 1, card)
+            tb = self.tbytes
+            self.tbytes = tb[:p - 1] + _CARD_BYTE[card] + tb[p - 1:]
             self.pos = extra
         else:
             _, s, j = move
-            cols[j].pop()
+            dst = cols[j]
+            dst.pop()
+            enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
             self.found[s] += 1
 
     def auto(self, records: list) -> None:
@@ -267,9 +298,93 @@ class _Search:
                         changed = True
                         break
 
+    def moves_onto(self, t: int, tb: bool) -> list[tuple]:
+        """The moves that discharge an obligation on the card ``t`` (a column's top):
+        a card onto ``t``; also ``t`` to its foundation when it was exposed (``tb``
+        false), or the take-back of the card under ``t`` on its foundation when ``t``
+        was taken back (``tb`` true)."""
+        cols, down, found, talon = self.cols, self.down, self.found, self.talon
+        for j in range(7):
+            col = cols[j]
+            if col and col[-1] == t:
+                break
+        else:
+            return []
+        fits = ACCEPTS[t]
+        result: list[tuple] = []
+        s, r = SUIT[t], RANK[t]
+        if not tb and found[s] == r - 1:
+            result.append((T2F, j))
+        positions = None
+        for z in fits:
+            zs = SUIT[z]
+            zr = RANK[z]
+            fz = found[zs]
+            if fz >= zr:
+                if fz == zr:
+                    result.append((F2T, zs, j))
+                continue
+            for i in range(7):
+                col = cols[i]
+                if z in col:
+                    if i != j:
+                        k = col.index(z)
+                        if k >= down[i]:
+                            result.append((T2T, i, k, j))
+                    break
+            else:
+                if z in talon:
+                    if positions is None:
+                        positions = self.talon_positions()
+                    p = talon.index(z) + 1
+                    if p in positions:
+                        result.append((W2T, p, j))
+        if tb and found[s] == r - 1 and r > 1:
+            below = t - 1
+            for jj in range(7):
+                col = cols[jj]
+                if col and below in ACCEPTS[col[-1]]:
+                    result.append((F2T, s, jj))
+        return result
+
+    def delayable(self, move: tuple) -> int:
+        """The obligation a move leaves (see :func:`_solve`): ``_TB`` for a take-back,
+        ``_EXPOSE`` for a run moved off a face-up card or (draw one Normal) a talon
+        card put on a column, ``-1`` for the others."""
+        kind = move[0]
+        if kind == F2T:
+            return _TB
+        if kind == T2T:
+            return _EXPOSE if move[2] > self.down[move[1]] else -1
+        if kind == W2T and self.d1n:
+            return _EXPOSE
+        return -1
+
+    def target(self, move: tuple) -> int:
+        """The card a move puts a card on (-1 for an empty column or a foundation)."""
+        kind = move[0]
+        if kind == T2T:
+            col = self.cols[move[3]]
+        elif kind == W2T or kind == F2T:
+            col = self.cols[move[2]]
+        else:
+            return -1
+        return col[-1] if col else -1
+
+    def discharges(self, move: tuple, target: int, ob: tuple) -> bool:
+        """Whether ``move`` (about to be applied; ``target`` is :meth:`target`)
+        discharges the obligation ``ob = (card, kind)``."""
+        t, ob_kind = ob
+        if target == t:
+            return True
+        kind = move[0]
+        if ob_kind == _TB:
+            return kind == F2T and move[1] == SUIT[t] and self.found[move[1]] == RANK[t] - 1
+        return kind == T2F and self.cols[move[1]][-1] == t
+
     def moves(self) -> list[tuple]:
-        """Candidate moves, best first (safe foundation moves are applied by
-        :meth:`auto` and never listed... unless they became available otherwise)."""
+        """Candidate moves, best first. (Safe foundation moves have already been
+        applied by :meth:`auto`.)"""
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
         accepting: dict[int, list[int]] = {}
         empty = -1
@@ -303,7 +418,10 @@ class _Search:
                 x = col[k]
                 if RANK[x] == 13:
                     if empty >= 0 and k > 0:
-                        (flips if k == d else other).append((T2T, i, k, empty))
+                        if k == d:
+                            flips.append((d, (T2T, i, k, empty)))
+                        else:
+                            other.append((T2T, i, k, empty))
                     continue
                 targets = accepting.get(x)
                 if targets:
@@ -342,7 +460,7 @@ class _Search:
                             backs.append((F2T, s, j))
         if flips:
             flips.sort(key=_first, reverse=True)
-            up += [m for _, m in flips if type(_) is int] if False else [f[1] if type(f[0]) is int else f for f in flips]
+            up += [m for _, m in flips]
         up += from_talon
         up += emptying
         up += other
@@ -351,4 +469,164 @@ class _Search:
 
 
 def _first(item: tuple) -> int:
-    return item[0] if type(item[0]) is int and len(item) == 2 and type(item[1]) is tuple else 0
+    return item[0]
+
+
+def _expand(game: Game, records: list[tuple]) -> tuple[list[Move], Game]:
+    """Turn internal move records into engine moves, applying them to a copy of
+    ``game`` (a refused move raises :class:`games.engine.MoveError`)."""
+    g = game.copy()
+    out: list[Move] = []
+    for move, card, _flipped, _extra in records:
+        kind = move[0]
+        if kind == W2F or kind == W2T:
+            guard = 0
+            while not (g.waste and g.waste[-1] == card):
+                step = DRAW_MOVE if g.stock else RECYCLE_MOVE
+                g.apply(step)
+                out.append(step)
+                guard += 1
+                if guard > 120:
+                    raise RuntimeError(f"solver bug: the stock never brings card {card} to the top")
+            dest = FOUNDATION if kind == W2F else move[2]
+        elif kind == T2F:
+            dest = FOUNDATION
+        elif kind == T2T:
+            dest = move[3]
+        else:
+            dest = move[2]
+        m = Move(MOVE, card, dest)
+        g.apply(m)
+        out.append(m)
+    return out, g
+
+
+def solve(
+    game: Game,
+    *,
+    budget_seconds: float | None = DEFAULT_BUDGET_SECONDS,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    clock: Callable[[], float] = time.perf_counter,
+) -> SolveResult:
+    """Solve ``game`` from its current position (it is not modified).
+
+    Returns ``SolveResult("win", moves, …)`` with a line verified by replaying it on
+    ``game.copy()``, ``"lose"`` when no win exists (the search space was exhausted),
+    or ``"unknown"`` when ``budget_seconds`` or ``max_nodes`` ran out first
+    (``None`` means no limit). ``clock`` measures the budget and ``seconds``: wall
+    time by default; ``time.process_time`` gives CPU time (benchmarks on a busy
+    machine)."""
+    start = clock()
+    if game.won:
+        return SolveResult(WIN, [], 0, clock() - start)
+    deadline = start + budget_seconds if budget_seconds is not None else None
+    node_limit = max_nodes if max_nodes is not None else -1
+
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # the search allocates millions of small acyclic objects
+    try:
+        return _solve(game, start, deadline, node_limit, clock)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
+           clock: Callable[[], float]) -> SolveResult:
+    search = _Search(game)
+    root: list[tuple] = []
+    search.auto(root)
+    nodes = 1
+    path: list[list[tuple]] = []  # the records of each move on the current line
+    result = LOSE
+    if search.won():
+        result = WIN
+    else:
+        key, apply, undo, auto, gen, won = (
+            search.key, search.apply, search.undo, search.auto, search.moves, search.won,
+        )
+        moves_onto, delayable, target, discharges = (
+            search.moves_onto, search.delayable, search.target, search.discharges,
+        )
+
+        def candidates(pending: tuple) -> list[tuple]:
+            if not pending:
+                return gen()
+            first = pending[0]
+            result = moves_onto(first[0], first[1] == _TB)
+            if len(pending) == 2:
+                second = pending[1]
+                return [m for m in result if discharges(m, target(m), second)]
+            # One more delayable move may come first if the next move discharges both:
+            # any delayable after a take-back, a take-back after the others.
+            if first[1] == _TB:
+                extra = [m for m in gen() if delayable(m) >= 0]
+            else:
+                extra = [m for m in gen() if m[0] == F2T]
+            return result + extra
+
+        cols = search.cols
+        visited = {key()}
+        stack = [[gen(), 0, ()]]
+        check = 0
+        while stack:
+            frame = stack[-1]
+            moves, index, pending = frame
+            if index >= len(moves):
+                stack.pop()
+                if path:
+                    for record in reversed(path.pop()):
+                        undo(record)
+                continue
+            frame[1] = index + 1
+            move = moves[index]
+            if pending:
+                tgt = target(move)
+                left = tuple(ob for ob in pending if not discharges(move, tgt, ob))
+            else:
+                left = ()
+            ob_kind = delayable(move)
+            record = apply(move)
+            if ob_kind >= 0:
+                # The card to be used next: the one a run was moved off, or the
+                # card just put on a column.
+                col = cols[move[1]] if move[0] == T2T else cols[move[-1]]
+                left += ((col[-1], ob_kind),)
+            records = [record]
+            nodes += 1
+            if not left:
+                auto(records)
+                if won():
+                    path.append(records)
+                    result = WIN
+                    break
+                k = key()
+            else:
+                k = key()
+                for card, kind in sorted(left):
+                    k += _NEED_BYTES[card][kind]
+            if k in visited:
+                for record in reversed(records):
+                    undo(record)
+            else:
+                visited.add(k)
+                path.append(records)
+                stack.append([candidates(left), 0, left])
+            check += 1
+            if check >= 1024:
+                check = 0
+                if (deadline is not None and clock() > deadline) or (
+                    0 <= node_limit <= nodes
+                ):
+                    result = UNKNOWN
+                    break
+            elif 0 <= node_limit <= nodes:
+                result = UNKNOWN
+                break
+    if result != WIN:
+        return SolveResult(result, [], nodes, clock() - start)
+    line = root + [r for records in path for r in records]
+    moves, final = _expand(game, line)
+    if not final.won:
+        raise RuntimeError("solver bug: the line found does not win when replayed")
+    return SolveResult(WIN, moves, nodes, clock() - start)
