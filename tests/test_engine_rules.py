@@ -455,3 +455,12 @@ def test_cards_parse_case_insensitively():
     assert cards("as th 10c") == cards("AS TH TC")
     with pytest.raises(ValueError):
         parse_card("ZZ")
+
+
+@pytest.mark.parametrize("card", [-1, 52, None])
+def test_a_move_value_without_a_real_card_is_refused(card):
+    game = position(["", "QD"], foundations={"C": 13})
+    before = game.snapshot()
+    with pytest.raises(MoveError) as info:
+        game.apply(Move("move", card, 0))
+    assert info.value.code == "bad_card" and game.snapshot() == before

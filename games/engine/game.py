@@ -268,6 +268,8 @@ class Game:
         )
 
     def _move(self, card: Card, to: int) -> Outcome:
+        if type(card) is not int or not 0 <= card < 52:
+            raise MoveError("bad_card", f"{card!r} is not a card")
         src, count = self._locate(card)
         columns = self.columns
         if to == FOUNDATION:
