@@ -289,6 +289,9 @@ CACHES = cache_config()
 
 AUTH_USER_MODEL = "accounts.User"
 
+# The daily deals are derived from this secret and the date (leaderboards.services).
+DAILY_SECRET = env_str("DAILY_SECRET", "") or None
+
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
@@ -336,6 +339,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# Serve static files straight from the apps (no collectstatic) in development and
+# tests; production images run collectstatic.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", DEBUG)
+WHITENOISE_AUTOREFRESH = WHITENOISE_USE_FINDERS
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

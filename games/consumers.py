@@ -362,8 +362,14 @@ class RaceConsumer(ProtocolConsumer):
 
     async def race_changed(self, message: dict[str, Any]) -> None:
         _, payload = await load_race(self.race_id)
-        if payload is not None:
-            await self.show(payload)
+        if payload is None:
+            return
+        if self.watching and self.racer(payload):
+            # A spectator who joined is a racer now, not a watcher.
+            self.watching = False
+            count = await presence().leave(self.group, self.channel_name)
+            await self.channel_layer.group_send(self.group, {"type": "race.watchers", "count": count})
+        await self.show(payload)
 
     async def racer_event(self, message: dict[str, Any]) -> None:
         stream = self.streams.get(message["event"]["game"])
