@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("accounts.urls")),
     path("api/", include("leaderboards.urls")),
+    path("", include("frontend.urls")),
 ]
 
 handler400 = "config.api.bad_request"

@@ -1,0 +1,35 @@
+// Sign up and log in: the session cookie is set by the API; then back to where we were.
+import { ApiError, post } from "../api.js";
+import { $ } from "../util.js";
+
+const form = $("#auth-form");
+const error = $("#auth-error");
+const kind = form.dataset.kind;
+
+function nextUrl() {
+  const next = new URLSearchParams(location.search).get("next");
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  error.textContent = "";
+  const data = Object.fromEntries(new FormData(form));
+  if (!data.username || !data.password) {
+    error.textContent = "Enter a username and a password.";
+    (data.username ? $("#password") : $("#username")).focus();
+    return;
+  }
+  if (kind === "signup" && !data.email) delete data.email;
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  try {
+    await post(`/api/accounts/${kind}`, data);
+    location.assign(nextUrl());
+  } catch (err) {
+    error.textContent = err instanceof ApiError ? err.detail : String(err);
+    const field = err.code === "username_taken" ? "#username" : err.code === "weak_password" ? "#password" : null;
+    if (field) $(field).setAttribute("aria-invalid", "true");
+    button.disabled = false;
+  }
+});

@@ -1,0 +1,206 @@
+// The game page: play your game, or watch someone's (the same socket; spectators
+// get a read-only board and the watcher count).
+
+import { ApiError, get, getOptional, post } from "../api.js";
+import { Board } from "../board.js";
+import { GameSession } from "../game-session.js";
+import { showStatus } from "../socket.js";
+import { $, announce, confirmButton, formatScore, formatTime, h, modeName, replace } from "../util.js";
+
+const body = document.body;
+const gameId = body.dataset.gameId;
+const watchOnly = body.dataset.watch === "true";
+
+const els = {
+  title: $("#game-title"), connection: $("#connection"), score: $("#score"), moves: $("#moves"),
+  clock: $("#clock time"), watchers: $("#watchers"), undo: $("#undo"), hint: $("#hint"),
+  complete: $("#complete"), resign: $("#resign"), newGame: $("#new-game"), message: $("#message"),
+  board: $("#board"), result: $("#result"), toolbar: $("#toolbar"),
+};
+
+let payload = null;
+let session = null;
+let board = null;
+let refreshTimer = null;
+let shownResult = false;
+
+function clearError() {
+  if (els.message.dataset.kind === "error") { els.message.textContent = ""; delete els.message.dataset.kind; }
+}
+
+function say(text, kind = "info") {
+  els.message.textContent = text;
+  els.message.dataset.kind = kind;
+  els.message.classList.remove("flash");
+  void els.message.offsetWidth;
+  els.message.classList.add("flash");
+}
+
+async function main() {
+  try {
+    payload = await get(`/api/games/${gameId}/`);
+  } catch (err) {
+    replace(els.board, h("p", { class: "empty" }, err instanceof ApiError && err.status === 404
+      ? "There is no such game." : `The game could not be loaded: ${err.detail || err.message}`));
+    els.toolbar.hidden = true;
+    return;
+  }
+  const playing = payload.yours && !watchOnly;
+  body.classList.toggle("spectating", !playing);
+  const who = payload.owner || "a guest";
+  els.title.textContent = playing ? `Your game · ${modeName(payload.draw, payload.scoring)}`
+    : `Watching ${who} · ${modeName(payload.draw, payload.scoring)}`;
+  document.title = `${playing ? "Your game" : `Watching ${who}`} · Klondike`;
+  for (const el of [els.undo, els.hint, els.complete, els.resign]) el.hidden = !playing;
+  if (!playing || payload.kind !== "casual") els.hint.hidden = true;
+  els.complete.hidden = true;
+  board = new Board(els.board, {
+    interactive: playing,
+    name: playing ? "" : `${who}'s board`,
+    onMove: (move) => { clearError(); session.move(move); },
+    onStock: () => { clearError(); session.draw(); },
+  });
+  session = new GameSession(gameId, {
+    board,
+    onChange: update,
+    onStatus: (status) => showStatus(els.connection, status),
+    onWatchers: (count) => { els.watchers.textContent = String(count); },
+    onRefused: refused,
+    onEvent: () => scheduleRefresh(),
+  });
+  session.start();
+  wireButtons(playing);
+  updateComplete(payload);
+  setInterval(() => { els.clock.textContent = formatTime(session.elapsed()); }, 500);
+  window.klondike = { session, board }; // for the browser tests and the curious
+}
+
+function update(s) {
+  els.board.dataset.seq = String(s.seq ?? "");
+  els.board.dataset.status = s.status;
+  els.board.dataset.pending = String(s.pending.length);
+  const view = s.shown();
+  els.score.textContent = formatScore(s.score ?? view?.score, s.scoring);
+  els.moves.textContent = String(s.moves ?? 0);
+  els.clock.textContent = formatTime(s.elapsed());
+  els.undo.disabled = !s.live || !(s.view?.can_undo);
+  els.resign.disabled = !s.live;
+  if (!s.live) {
+    els.complete.hidden = true;
+    els.hint.hidden = true;
+    showResult(s);
+  }
+}
+
+function refused(error, action) {
+  const what = action?.move ? session.describe(action.move) : "";
+  const reason = error.detail || error.error;
+  say(what ? `${capitalize(what)} refused: ${reason}` : reason, "error");
+  announce(`Refused: ${reason}`);
+}
+
+function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+
+function wireButtons(playing) {
+  els.undo.addEventListener("click", () => session.undo());
+  confirmButton(els.resign, "Really give up?", () => session.resign());
+  els.newGame.addEventListener("click", () => newGame());
+  els.hint.addEventListener("click", hint);
+  els.complete.addEventListener("click", complete);
+  if (!playing) return;
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest("input, textarea, select, [contenteditable]") || e.ctrlKey || e.metaKey || e.altKey) {
+      if ((e.ctrlKey || e.metaKey) && e.key === "z") { e.preventDefault(); session.undo(); }
+      return;
+    }
+    if (e.key === "u" || e.key === "U") { e.preventDefault(); session.undo(); }
+    else if (e.key === "h" || e.key === "H") { if (!els.hint.hidden) hint(); }
+    else if ((e.key === "d" || e.key === "D") && !e.target.closest(".board")) session.draw();
+  });
+}
+
+async function newGame() {
+  try {
+    const game = await post("/api/games/", { draw: payload.draw, scoring: payload.scoring });
+    location.assign(`/games/${game.id}/`);
+  } catch (err) {
+    say(err.detail || String(err), "error");
+  }
+}
+
+async function hint() {
+  els.hint.disabled = true;
+  try {
+    const result = await getOptional(`/api/games/${gameId}/hint`);
+    if (!result) { say("Hints are not available."); return; }
+    const move = result.move;
+    if (!move) { say("No move to suggest."); return; }
+    let text;
+    if (move.type === "draw") { text = "Hint: draw a card."; board.highlight(null); }
+    else if (move.type === "recycle") text = "Hint: turn the waste over.";
+    else { text = `Hint: ${session.describe(move)}.`; board.highlight(move.card); }
+    say(text);
+    announce(text);
+  } catch (err) {
+    say(err.detail || String(err), "error");
+  } finally {
+    els.hint.disabled = false;
+  }
+}
+
+async function complete() {
+  els.complete.disabled = true;
+  say("Completing…");
+  try {
+    await post(`/api/games/${gameId}/complete`, { seq: (session.seq ?? 0) + 1 });
+  } catch (err) {
+    say(err.detail || String(err), "error");
+  } finally {
+    els.complete.disabled = false;
+  }
+}
+
+function updateComplete(game) {
+  const offered = !!game?.complete_offered && game.yours && !watchOnly && game.status === "live";
+  els.complete.hidden = !offered;
+  els.complete.title = offered ? "Let the server play the game to a win" : (game?.complete_reason || "");
+}
+
+/** Complete is offered or not as the game goes: re-read the game's header now and then. */
+function scheduleRefresh() {
+  if (!payload || !("complete_offered" in payload) || !payload.yours || watchOnly) return;
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(async () => {
+    try {
+      payload = await get(`/api/games/${gameId}/`);
+      updateComplete(payload);
+    } catch { /* keep the last state */ }
+  }, 400);
+}
+
+async function showResult(s) {
+  if (shownResult) return;
+  shownResult = true;
+  const won = s.status === "won";
+  const playing = payload.yours && !watchOnly;
+  const headline = won ? (playing ? "You won!" : `${payload.owner || "The guest"} won!`)
+    : { resigned: "Game given up", timed_out: "Time is up" }[s.status] || "Game over";
+  let code = payload.code;
+  try { code = (await get(`/api/games/${gameId}/`)).code || code; } catch { /* keep */ }
+  replace(els.result,
+    h("h2", {}, headline),
+    h("p", {}, `Score ${formatScore(s.score, s.scoring)} · ${s.moves} moves · ${formatTime(s.elapsed())}`),
+    code ? h("p", {}, "Deal ", h("code", { "data-testid": "deal-code" }, code), " · ",
+      h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(code)}` }, "results on this deal")) : null,
+    h("div", { class: "inline" },
+      h("button", { class: "button primary", type: "button", onclick: newGame }, "New game"),
+      h("a", { class: "button", href: "/" }, "Lobby")));
+  els.result.hidden = false;
+  els.result.classList.toggle("won", won);
+  els.board.classList.toggle("won", won);
+  els.result.focus({ preventScroll: true });
+  announce(headline);
+}
+
+
+main();

@@ -1,0 +1,156 @@
+// Home and lobby: new game, a deal code, the daily deals, open races, live games.
+import { ApiError, currentUser, get, getOptional, post } from "../api.js";
+import { Channel } from "../socket.js";
+import { $, formatTime, h, modeName, playerLink, pluralize, replace } from "../util.js";
+
+const newGame = $("#new-game");
+const codeForm = $("#play-code");
+const codeError = $("#code-error");
+const raceForm = $("#new-race");
+let user = null;
+
+newGame.addEventListener("change", () => {
+  $("#vegas-note").hidden = newGame.elements.scoring.value !== "vegas";
+});
+
+newGame.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const button = newGame.querySelector("button");
+  button.disabled = true;
+  try {
+    const game = await post("/api/games/", {
+      draw: Number(newGame.elements.draw.value),
+      scoring: newGame.elements.scoring.value,
+    });
+    location.assign(`/games/${game.id}/`);
+  } catch (err) {
+    button.disabled = false;
+    codeError.textContent = err.detail || String(err);
+  }
+});
+
+codeForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  codeError.textContent = "";
+  const input = codeForm.elements.code;
+  input.removeAttribute("aria-invalid");
+  try {
+    const game = await post("/api/games/", { code: input.value.trim() });
+    location.assign(`/games/${game.id}/`);
+  } catch (err) {
+    codeError.textContent = err instanceof ApiError ? err.detail : String(err);
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+  }
+});
+
+raceForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const error = raceForm.querySelector(".field-error");
+  error.textContent = "";
+  if (!user) {
+    location.assign(`/login/?next=${encodeURIComponent("/")}`);
+    return;
+  }
+  const f = raceForm.elements;
+  try {
+    const race = await post("/api/races/", {
+      draw: Number(f.draw.value),
+      scoring: f.scoring.value,
+      max_players: Number(f.max_players.value),
+      time_limit: Math.round(Number(f.minutes.value) * 60),
+      spectator_delay: Number(f.spectator_delay.value),
+      public: f.public.checked,
+    });
+    location.assign(`/races/${race.id}/`);
+  } catch (err) {
+    error.textContent = err.detail || String(err);
+  }
+});
+
+async function daily() {
+  const box = $("#daily");
+  let data = null;
+  try { data = await getOptional("/api/daily"); } catch { data = null; }
+  if (!data || !Array.isArray(data.deals)) {
+    replace(box, h("p", { class: "empty" }, "The daily deals are not available right now."));
+    return;
+  }
+  replace(box,
+    h("p", { class: "muted" }, `Deals of ${data.date} (UTC). The first attempt counts; later ones are practice.`),
+    ...data.deals.map((deal) => {
+      const label = `Daily · draw ${deal.draw === 3 ? "three" : "one"}`;
+      const actions = [];
+      if (deal.ranked_game) {
+        actions.push(h("a", { class: "button", href: `/games/${deal.ranked_game}/` }, "Your attempt"));
+      }
+      const start = h("button", { class: `button ${deal.attempted ? "" : "primary"}`, type: "button" },
+        deal.attempted ? "Practice" : "Play");
+      start.addEventListener("click", async () => {
+        start.disabled = true;
+        try {
+          const game = await post("/api/games/", { daily: true, draw: deal.draw });
+          location.assign(`/games/${game.id}/`);
+        } catch (err) {
+          start.disabled = false;
+          replace(status, err.detail || String(err));
+        }
+      });
+      actions.push(start);
+      actions.push(h("a", { href: `/leaderboards/?tab=daily&draw=${deal.draw}&date=${data.date}` }, "Board"));
+      const status = h("p", { class: "field-error", role: "alert" });
+      return h("div", { class: "daily-deal" },
+        h("div", {}, h("strong", {}, label), h("div", { class: "meta muted" }, deal.attempted ? "Attempted" : "Not played yet")),
+        h("div", { class: "inline" }, actions), status);
+    }));
+}
+
+function showLobby(data) {
+  const races = data.races || [];
+  const games = data.games || [];
+  replace($("#open-races"), races.length
+    ? h("ul", { class: "list", "data-testid": "races" }, races.map((race) => h("li", {},
+      h("div", {},
+        h("strong", {}, `${race.host}'s race`), " ",
+        h("span", { class: `tag ${race.phase === "open" ? "" : "live"}` }, race.phase),
+        h("div", { class: "meta" }, `${modeName(race.draw, race.scoring)} · ${race.players}/${race.max_players} players · ${formatTime(race.time_limit)}`)),
+      h("a", { class: "button small", href: `/races/${race.id}/` }, race.phase === "open" ? "Join" : "Watch"))))
+    : h("p", { class: "empty" }, "No open races. Open one!"));
+  replace($("#live-games"), games.length
+    ? h("ul", { class: "list", "data-testid": "live-games" }, games.map((game) => h("li", {},
+      h("div", {},
+        game.owner ? h("strong", {}, game.owner) : h("span", { class: "muted" }, "A guest"),
+        h("div", { class: "meta" }, `${modeName(game.draw, game.scoring)} · ${pluralize(game.moves, "move")} · ${game.foundation_count}/52 home`)),
+      h("a", { class: "button small", href: `/watch/${game.id}/` }, "Watch"))))
+    : h("p", { class: "empty" }, "Nobody is playing in public right now."));
+}
+
+async function myGames() {
+  try {
+    const page = await get("/api/games/?status=live&limit=10");
+    const games = page.results || [];
+    if (!games.length) return;
+    $("#mine-panel").hidden = false;
+    replace($("#my-games"), h("ul", { class: "list" }, games.map((game) => h("li", {},
+      h("div", {}, h("strong", {}, modeName(game.draw, game.scoring)),
+        h("div", { class: "meta" }, `${pluralize(game.moves, "move")} · ${game.foundation_count}/52 home`)),
+      h("a", { class: "button small", href: `/games/${game.id}/` }, "Resume")))));
+  } catch { /* no games */ }
+}
+
+async function main() {
+  try { user = await currentUser(); } catch { user = null; }
+  if (!user) {
+    const summary = $("#new-race-box summary");
+    summary.textContent = "Open a race (log in first)";
+  }
+  daily();
+  myGames();
+  try { showLobby(await get("/api/lobby")); } catch { /* the socket will fill it */ }
+  const lobby = new Channel("/ws/lobby/", {
+    onMessage: (message) => { if (message.type === "lobby") showLobby(message); },
+  });
+  lobby.connect();
+}
+
+main();

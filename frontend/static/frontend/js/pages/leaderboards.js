@@ -1,0 +1,157 @@
+// Leaderboards: the daily deal, Vegas cumulative balances, one deal, races.
+import { ApiError, currentUser, get, getOptional } from "../api.js";
+import { lineChart } from "../charts.js";
+import { $, $$, formatBalance, formatScore, formatTime, h, playerLink, replace } from "../util.js";
+
+const PAGE = 25;
+const TABS = ["daily", "vegas", "deal", "races"];
+const params = new URLSearchParams(location.search);
+const state = {
+  tab: TABS.includes(params.get("tab")) ? params.get("tab") : "daily",
+  date: params.get("date") || new Date().toISOString().slice(0, 10),
+  draw: params.get("draw") === "3" ? "3" : "1",
+  code: params.get("code") || "",
+  offset: Math.max(0, Number(params.get("offset")) || 0),
+};
+let me = null;
+
+const STATUS = { won: "Won", live: "Playing", resigned: "Gave up", timed_out: "Out of time" };
+
+function columns(tab) {
+  if (tab === "vegas") {
+    return [["Rank", (r) => r.rank, "num"], ["Player", (r) => playerLink(r.player)],
+      ["Balance", (r) => formatBalance(r.balance), "num"], ["Games", (r) => r.games, "num"]];
+  }
+  if (tab === "races") {
+    return [["Rank", (r) => r.rank, "num"], ["Player", (r) => playerLink(r.player)],
+      ["Rating", (r) => Math.round(r.rating), "num"], ["±", (r) => Math.round(2 * r.rd), "num"],
+      ["Races", (r) => r.races, "num"]];
+  }
+  return [["Rank", (r) => r.rank, "num"], ["Player", (r) => playerLink(r.player)],
+    ["Result", (r) => STATUS[r.status] || r.status], ["Score", (r) => formatScore(r.score, r.scoring), "num"],
+    ["Time", (r) => (r.seconds === null || r.seconds === undefined ? "–" : formatTime(r.seconds)), "num"],
+    ["Moves", (r) => r.moves, "num"], ["Home", (r) => `${r.foundation_count}/52`, "num"],
+    ["", (r) => (r.game && r.status !== "live" ? h("a", { href: `/watch/${r.game}/` }, "view") : "")]];
+}
+
+function url() {
+  const page = `offset=${state.offset}&limit=${PAGE}`;
+  if (state.tab === "daily") return `/api/leaderboards/daily?date=${state.date}&draw=${state.draw}&${page}`;
+  if (state.tab === "vegas") return `/api/leaderboards/vegas?${page}`;
+  if (state.tab === "races") return `/api/leaderboards/races?${page}`;
+  return state.code ? `/api/leaderboards/deals/${encodeURIComponent(state.code.trim())}?${page}` : null;
+}
+
+function filters() {
+  const form = $("#filters");
+  const items = [];
+  if (state.tab === "daily") {
+    items.push(h("label", {}, "Day", h("input", { type: "date", name: "date", value: state.date })));
+    items.push(h("label", {}, "Draw", h("select", { name: "draw" },
+      h("option", { value: "1", selected: state.draw === "1" }, "One"),
+      h("option", { value: "3", selected: state.draw === "3" }, "Three"))));
+  } else if (state.tab === "deal") {
+    items.push(h("label", {}, "Deal code", h("input", { name: "code", value: state.code, placeholder: "KL1-D1N-AAAAAAG", spellcheck: "false", autocomplete: "off" })));
+    items.push(h("button", { class: "button", type: "submit" }, "Show"));
+  }
+  replace(form, items);
+  form.hidden = !items.length;
+}
+
+async function load() {
+  for (const tab of $$("[role=tab]")) {
+    const selected = tab.dataset.tab === state.tab;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+  }
+  $("#panel").setAttribute("aria-labelledby", `tab-${state.tab}`);
+  const query = new URLSearchParams({ tab: state.tab });
+  if (state.tab === "daily") { query.set("date", state.date); query.set("draw", state.draw); }
+  if (state.tab === "deal" && state.code) query.set("code", state.code);
+  if (state.offset) query.set("offset", String(state.offset));
+  history.replaceState(null, "", `?${query}`);
+  filters();
+  replace($("#me-line"));
+  const table = $("#table");
+  table.setAttribute("aria-busy", "true");
+  const target = url();
+  if (!target) { replace(table, h("p", { class: "empty" }, "Enter a deal code to see its results.")); replace($("#pager")); return; }
+  let data = null;
+  let error = null;
+  try { data = await getOptional(target); } catch (err) { error = err; }
+  if (error) {
+    replace(table, h("p", { class: "field-error", role: "alert" }, error instanceof ApiError ? error.detail : String(error)));
+    replace($("#pager"));
+    return;
+  }
+  const rows = data?.results || [];
+  if (!data) replace(table, h("p", { class: "empty" }, "This leaderboard is not available yet."));
+  else if (!rows.length) replace(table, h("p", { class: "empty" }, "No results yet."));
+  else {
+    const cols = columns(state.tab);
+    const scoring = state.tab === "deal" && /-D[13]V-/i.test(state.code) ? "vegas" : "normal";
+    replace(table,
+      data.code ? h("p", { class: "muted" }, "Deal ", h("code", {}, data.code)) : null,
+      h("div", { class: "table-wrap" }, h("table", {},
+        h("thead", {}, h("tr", {}, cols.map(([title, , cls]) => h("th", { scope: "col", class: cls || "" }, title)))),
+        h("tbody", {}, rows.map((r) => h("tr", { class: me && r.player === me.username ? "me" : "" },
+          cols.map(([, cell, cls]) => h("td", { class: cls || "" }, cell({ scoring, ...r })))))))));
+  }
+  pager(data?.count ?? 0);
+  if (state.tab === "vegas" && me) vegasMe();
+}
+
+function pager(count) {
+  const nav = $("#pager");
+  if (count <= PAGE) { replace(nav); return; }
+  const prev = h("button", { class: "button small", type: "button", disabled: state.offset === 0 }, "Previous");
+  const next = h("button", { class: "button small", type: "button", disabled: state.offset + PAGE >= count }, "Next");
+  prev.addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE); load(); });
+  next.addEventListener("click", () => { state.offset += PAGE; load(); });
+  replace(nav, prev, h("span", {}, `${state.offset + 1}–${Math.min(count, state.offset + PAGE)} of ${count}`), next);
+}
+
+async function vegasMe() {
+  let mine = null;
+  try { mine = await getOptional("/api/leaderboards/vegas/me"); } catch { return; }
+  if (!mine) return;
+  const chart = h("div", { class: "chart" });
+  replace($("#me-line"),
+    h("p", {}, "Your balance: ", h("strong", {}, formatBalance(mine.balance)),
+      mine.rank ? ` · rank ${mine.rank}` : " · not ranked yet"),
+    chart);
+  lineChart(chart, (mine.history || []).map((p) => ({ x: new Date(p.at), y: p.balance })),
+    { title: "Your Vegas balance over time", format: formatBalance, zero: true, emptyText: "Play a Vegas game to start your balance." });
+}
+
+$("#filters").addEventListener("change", (e) => {
+  if (e.target.name === "date") state.date = e.target.value;
+  if (e.target.name === "draw") state.draw = e.target.value;
+  if (e.target.name === "code") return;
+  state.offset = 0;
+  load();
+});
+$("#filters").addEventListener("submit", (e) => {
+  e.preventDefault();
+  state.code = e.target.elements.code?.value || "";
+  state.offset = 0;
+  load();
+});
+
+const tabs = $$("[role=tab]");
+tabs.forEach((tab, i) => {
+  tab.addEventListener("click", () => { state.tab = tab.dataset.tab; state.offset = 0; load(); });
+  tab.addEventListener("keydown", (e) => {
+    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (!step) return;
+    e.preventDefault();
+    const next = tabs[(i + step + tabs.length) % tabs.length];
+    next.focus();
+    next.click();
+  });
+});
+
+(async () => {
+  try { me = await currentUser(); } catch { me = null; }
+  load();
+})();

@@ -1,0 +1,56 @@
+// A player's profile: totals, statistics by mode, and charts (score history, Vegas
+// balance over time, win rate by mode, race rating).
+import { ApiError, get, getOptional } from "../api.js";
+import { barChart, lineChart } from "../charts.js";
+import { $, formatBalance, formatDate, formatScore, formatTime, h, modeName, replace } from "../util.js";
+
+const name = document.body.dataset.player;
+
+async function main() {
+  let profile;
+  try {
+    profile = await get(`/api/players/${encodeURIComponent(name)}`);
+  } catch (err) {
+    replace($("#modes"), h("p", { class: "empty" }, err instanceof ApiError && err.status === 404 ? "There is no such player." : "The profile could not be loaded."));
+    for (const id of ["#chart-score", "#chart-balance", "#chart-winrate", "#chart-rating"]) replace($(id));
+    return;
+  }
+  $("#player-name").textContent = profile.username;
+  document.title = `${profile.username} · Klondike`;
+  $("#joined").textContent = `Playing since ${formatDate(profile.date_joined)}`;
+  const rate = profile.games ? Math.round((100 * profile.wins) / profile.games) : 0;
+  replace($("#totals"),
+    h("div", {}, h("dt", {}, "Games"), h("dd", {}, profile.games)),
+    h("div", {}, h("dt", {}, "Wins"), h("dd", {}, profile.wins)),
+    h("div", {}, h("dt", {}, "Win rate"), h("dd", {}, `${rate}%`)));
+
+  let stats = null;
+  try { stats = await getOptional(`/api/players/${encodeURIComponent(name)}/stats`); } catch { stats = null; }
+  const modes = stats?.modes || [];
+  replace($("#modes"), modes.length ? h("div", { class: "table-wrap" }, h("table", {},
+    h("thead", {}, h("tr", {}, ["Mode", "Games", "Wins", "Win rate", "Streak", "Best streak", "Best time", "Best score"]
+      .map((t, i) => h("th", { scope: "col", class: i ? "num" : "" }, t)))),
+    h("tbody", {}, modes.map((m) => h("tr", {},
+      h("th", { scope: "row" }, modeName(m.draw, m.scoring)),
+      h("td", { class: "num" }, m.games), h("td", { class: "num" }, m.wins),
+      h("td", { class: "num" }, `${Math.round((m.win_rate || 0) * 100)}%`),
+      h("td", { class: "num" }, m.current_streak), h("td", { class: "num" }, m.best_streak),
+      h("td", { class: "num" }, m.best_seconds === null ? "–" : formatTime(m.best_seconds)),
+      h("td", { class: "num" }, m.best_score === null ? "–" : formatScore(m.best_score, m.scoring)))))))
+    : h("p", { class: "empty" }, stats ? "No finished games yet." : "Statistics are not available right now."));
+
+  const at = (value) => new Date(value);
+  const scores = (stats?.score_history || []).filter((p) => p.scoring !== "vegas");
+  lineChart($("#chart-score"), scores.map((p) => ({ x: at(p.at), y: p.score })),
+    { title: "Score of each Normal game over time", emptyText: "No scored games yet." });
+  lineChart($("#chart-balance"), (stats?.balance_history || []).map((p) => ({ x: at(p.at), y: p.balance })),
+    { title: "Vegas balance over time", format: formatBalance, zero: true, emptyText: "No Vegas games yet." });
+  barChart($("#chart-winrate"), modes.filter((m) => m.games > 0).map((m) => ({
+    label: modeName(m.draw, m.scoring), value: m.win_rate || 0,
+    text: `${Math.round((m.win_rate || 0) * 100)}% of ${m.games}` })),
+  { title: "Win rate by mode", max: 1, emptyText: "No games yet." });
+  lineChart($("#chart-rating"), (stats?.rating_history || []).map((p) => ({ x: at(p.at), y: Math.round(p.rating) })),
+    { title: "Race rating over time", emptyText: "No races yet.", area: false });
+}
+
+main();

@@ -1,0 +1,135 @@
+// A WebSocket that reconnects by itself (docs/realtime.md). The caller supplies the
+// query for each (re)connection, e.g. {since: lastSeq}, so a game resumes where it
+// left off without reloading the page.
+
+const PING_EVERY_MS = 20000;
+const PONG_TIMEOUT_MS = 8000;
+
+export class Channel {
+  constructor(path, { onMessage, onStatus, query } = {}) {
+    this.path = path;
+    this.onMessage = onMessage || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.query = query || (() => ({}));
+    this.ws = null;
+    this.closed = false;
+    this.attempt = 0;
+    this.timer = null;
+    this.pingTimer = null;
+    this.pongTimer = null;
+    this.status = "connecting";
+    this.connections = 0;
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(this.query() || {})) {
+      if (value !== null && value !== undefined) params.set(key, String(value));
+    }
+    const qs = params.toString();
+    return `${scheme}://${location.host}${this.path}${qs ? `?${qs}` : ""}`;
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    this.setStatus(this.connections ? "reconnecting" : "connecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (ws !== this.ws) return;
+      this.attempt = 0;
+      this.connections += 1;
+      this.setStatus("open");
+      this.startPing();
+    });
+    ws.addEventListener("message", (event) => {
+      if (ws !== this.ws) return;
+      let data;
+      try { data = JSON.parse(event.data); } catch { return; }
+      if (data.type === "pong") { clearTimeout(this.pongTimer); return; }
+      this.onMessage(data);
+    });
+    ws.addEventListener("close", (event) => {
+      if (ws !== this.ws) return;
+      this.stopPing();
+      this.ws = null;
+      if (this.closed) return;
+      if (event.code === 4404) { this.setStatus("gone"); return; }
+      this.scheduleReconnect();
+    });
+  }
+
+  scheduleReconnect() {
+    this.setStatus("reconnecting");
+    const delay = Math.min(5000, 400 * 2 ** this.attempt) * (0.8 + Math.random() * 0.4);
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  startPing() {
+    this.stopPing();
+    this.pingTimer = setInterval(() => {
+      if (!this.send({ type: "ping" })) return;
+      clearTimeout(this.pongTimer);
+      this.pongTimer = setTimeout(() => this.drop(), PONG_TIMEOUT_MS);
+    }, PING_EVERY_MS);
+  }
+
+  stopPing() {
+    clearInterval(this.pingTimer);
+    clearTimeout(this.pongTimer);
+  }
+
+  /** Forget a connection that stopped answering and start a new one. */
+  drop() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    this.stopPing();
+    try { ws.close(); } catch { /* already closed */ }
+    if (!this.closed) this.scheduleReconnect();
+  }
+
+  get open() { return !!this.ws && this.ws.readyState === WebSocket.OPEN; }
+
+  send(message) {
+    if (!this.open) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.stopPing();
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+
+  setStatus(status) {
+    if (status === this.status) return;
+    this.status = status;
+    this.onStatus(status);
+  }
+}
+
+/** Show a socket's status in an element: nothing while all is well. */
+export function showStatus(el, status) {
+  if (!el) return;
+  const text = {
+    connecting: "Connecting…",
+    reconnecting: "Connection lost: reconnecting…",
+    open: "",
+    gone: "Not found.",
+  }[status] ?? "";
+  el.textContent = text;
+  el.dataset.status = status;
+  el.classList.toggle("warn", status === "reconnecting");
+}

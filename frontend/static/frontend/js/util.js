@@ -1,0 +1,115 @@
+// Small DOM and formatting helpers. Text from the server always goes in as text
+// nodes (never innerHTML), so a player's name cannot inject markup.
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (value === true) el.setAttribute(key, "");
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  el.removeAttribute("aria-busy");
+  return el;
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+export const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+
+/** Scores as the app shows them: 625; Vegas +$208, $0, -$52. */
+export function formatScore(score, scoring) {
+  if (score === null || score === undefined) return "–";
+  if (scoring !== "vegas") return String(score);
+  if (score > 0) return `+$${score}`;
+  if (score < 0) return `-$${-score}`;
+  return "$0";
+}
+
+export function formatBalance(balance) {
+  return formatScore(balance, "vegas");
+}
+
+export function formatTime(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return "–";
+  const s = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
+export function modeName(draw, scoring) {
+  return `Draw ${draw === 3 ? "three" : "one"} · ${scoring === "vegas" ? "Vegas" : "Normal"}`;
+}
+
+export function formatDate(value, withTime = false) {
+  if (!value) return "";
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return withTime ? date.toLocaleString() : date.toLocaleDateString();
+}
+
+let announceTimer = null;
+/** Tell screen-reader users what happened (polite live region). */
+export function announce(text) {
+  const region = document.getElementById("announcer");
+  if (!region) return;
+  region.textContent = "";
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => { region.textContent = text; }, 30);
+}
+
+/** A short visible notice (errors are also announced assertively). */
+export function toast(text, kind = "info", ms = 3500) {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  box.append(item);
+  setTimeout(() => item.classList.add("leaving"), ms);
+  setTimeout(() => item.remove(), ms + 400);
+}
+
+export function playerLink(name) {
+  if (!name) return h("span", { class: "muted" }, "guest");
+  return h("a", { href: `/players/${encodeURIComponent(name)}/` }, name);
+}
+
+export function pluralize(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A button that asks again in place ("Really give up?") before acting. */
+export function confirmButton(button, question, action) {
+  const label = button.textContent;
+  let armed = null;
+  button.addEventListener("click", () => {
+    if (armed) {
+      clearTimeout(armed);
+      armed = null;
+      button.textContent = label;
+      button.classList.remove("armed");
+      action();
+      return;
+    }
+    button.textContent = question;
+    button.classList.add("armed");
+    announce(`${question} Press again to confirm.`);
+    armed = setTimeout(() => { armed = null; button.textContent = label; button.classList.remove("armed"); }, 4000);
+  });
+}

@@ -1,0 +1,19 @@
+"""Pages of the web app. Each page is a static shell; its ES module fetches what it
+shows from the API and the WebSockets (public views only: no deal data in HTML)."""
+
+from django.urls import path
+
+from frontend import views
+
+app_name = "frontend"
+
+urlpatterns = [
+    path("", views.page("home"), name="home"),
+    path("games/<uuid:game_id>/", views.page("game"), name="game"),
+    path("watch/<uuid:game_id>/", views.page("game", watch=True), name="watch"),
+    path("races/<uuid:race_id>/", views.page("race"), name="race"),
+    path("leaderboards/", views.page("leaderboards"), name="leaderboards"),
+    path("players/<str:username>/", views.page("profile"), name="profile"),
+    path("signup/", views.page("signup"), name="signup"),
+    path("login/", views.page("login"), name="login"),
+]
