@@ -135,7 +135,10 @@ class GameView(APIView):
 
     @extend_schema(summary="Read a game", responses={200: GameSerializer, **ERRORS})
     def get(self, request: Request, game_id: Any) -> Response:
-        return Response(game_payload(get_game(game_id), actor_for(request)))
+        game, actor = get_game(game_id), actor_for(request)
+        if game.daily_secret and not actor.owns(game):
+            raise ServiceError("daily_hidden", "another player's daily attempt can be seen once the day is over", 403)
+        return Response(game_payload(game, actor))
 
 
 class MovesView(APIView):

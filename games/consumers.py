@@ -35,6 +35,7 @@ RATE_BURST = 20.0
 MAX_VIOLATIONS = 50
 
 # Close codes (docs/realtime.md).
+CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_ABUSE = 4429
 
@@ -153,6 +154,11 @@ class GameConsumer(ProtocolConsumer):
             return await self.close(code=CLOSE_NOT_FOUND)
         actor = self.actor()
         self.player = actor.owns(game)
+        if game.daily_secret and not self.player:
+            await self.send_json({"type": "error", "error": "daily_hidden",
+                                  "detail": "another player's daily attempt can be seen once the day is over"})
+            self.group = None
+            return await self.close(code=CLOSE_FORBIDDEN)
         self.stream = GameStream(self.game_id, await spectator_delay(game, actor), yours=self.player)
         await self.channel_layer.group_add(self.group, self.channel_name)
         if self.stream.delay:

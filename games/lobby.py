@@ -40,7 +40,7 @@ def race_summary(race: Race) -> dict[str, Any]:
 
 
 def lobby() -> dict[str, Any]:
-    games = (Game.objects.filter(status=Game.Status.LIVE, public=True, race=None)
+    games = (Game.objects.filter(status=Game.Status.LIVE, public=True, race=None, daily=None)
              .select_related("owner").order_by("-created_at")[:LOBBY_SIZE])
     open_races = (Race.objects.filter(public=True, status__in=[Race.Status.OPEN, Race.Status.STARTED])
                   .select_related("host").annotate(players=Count("entries")).order_by("-created_at")[:LOBBY_SIZE])

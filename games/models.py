@@ -94,6 +94,12 @@ class Game(models.Model):
         return self.daily_id is None or self.daily.is_over
 
     @property
+    def daily_secret(self) -> bool:
+        """A daily attempt is shown to nobody but its player while the day lasts:
+        watching the leader would give the deal away."""
+        return self.daily_id is not None and not self.daily.is_over
+
+    @property
     def counts_for_balance(self) -> bool:
         """A ranked Vegas game of an account counts toward its Vegas balance."""
         return self.scoring == self.Scoring.VEGAS and self.kind == self.Kind.RANKED and self.owner_id is not None

@@ -17,7 +17,7 @@ from games.engine import card_name, replay, to_bytes
 from games.engine.views import hidden_cards, visible_cards
 from games import events, races, solving
 from games.errors import ServiceError
-from games.models import Game, Move
+from games.models import DailyDeal, Game, Move
 
 ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
 
@@ -51,7 +51,6 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
     if daily:
         day = boards.daily_deal(boards.today(), draw)
         deal = DealCode(day.deal_number, draw)
-        practice = actor.user_id is None or Game.objects.filter(owner_id=actor.user_id, daily=day).exists()
         kind = Game.Kind.RANKED
     elif code is not None:
         try:
@@ -62,9 +61,13 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
     else:
         deal = solving.winnable_deal(draw, scoring) if winnable else DealCode.random(draw, Scoring(scoring))
         kind = Game.Kind.RANKED if deal.scoring is Scoring.VEGAS else Game.Kind.CASUAL
-    ranked = kind == Game.Kind.RANKED and not practice
-    engine = EngineGame.new(deal, ranked=ranked)
     with transaction.atomic():
+        if day is not None:
+            # Lock the day's row: of two first attempts at once, one is the ranked one.
+            DailyDeal.objects.select_for_update().filter(pk=day.pk).first()
+            practice = actor.user_id is None or Game.objects.filter(owner_id=actor.user_id, daily=day).exists()
+        ranked = kind == Game.Kind.RANKED and not practice
+        engine = EngineGame.new(deal, ranked=ranked)
         game = Game(
             owner_id=actor.user_id,
             guest_key="" if actor.user_id is not None else actor.guest_key,

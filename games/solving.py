@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 
 from games.engine import DealCode, Game as EngineGame, Scoring, from_bytes, to_bytes
 from games.errors import ServiceError
-from games.models import Game, SolvedDeal
+from games.models import DailyDeal, Game, SolvedDeal
 
 HINT_BUDGET_SECONDS = 3.0
 COMPLETE_BUDGET_SECONDS = 8.0
@@ -113,7 +113,8 @@ async def complete(game_id: Any, actor: Any, seq: Any) -> dict[str, Any]:
 
 def winnable_deal(draw: int, scoring: str) -> DealCode:
     """A random proven-winnable deal: from the pool, or else solved on the spot."""
-    pool = SolvedDeal.objects.filter(draw=draw, scoring=scoring, result=SolvedDeal.Result.WIN)
+    pool = (SolvedDeal.objects.filter(draw=draw, scoring=scoring, result=SolvedDeal.Result.WIN)
+            .exclude(deal_number__in=DailyDeal.objects.filter(draw=draw).values("deal_number")))
     count = pool.count()
     if count:
         chosen = pool.order_by("deal_number")[secrets.randbelow(count)]

@@ -50,13 +50,21 @@ def daily_deal_number(date: dt.date, draw: int) -> int:
     return int.from_bytes(digest[:8], "big") % (MAX_DEAL_NUMBER + 1)
 
 
+def daily_pool(draw: int) -> Any:
+    """Proven-winnable deals nobody has seen: never an earlier day's deal (its code is
+    public now) nor one any game was dealt (a winnable-only game, say)."""
+    return (SolvedDeal.objects.filter(draw=draw, scoring="normal", result=SolvedDeal.Result.WIN)
+            .exclude(deal_number__in=DailyDeal.objects.filter(draw=draw).values("deal_number"))
+            .exclude(deal_number__in=Game.objects.filter(draw=draw, scoring="normal").values("deal_number")))
+
+
 def daily_deal(date: dt.date, draw: int) -> DailyDeal:
     """The day's deal, fixed the first time it is asked for. Drawn from the pool of
     proven-winnable deals when there is one (``klondike pool``)."""
     daily = DailyDeal.objects.filter(date=date, draw=draw).first()
     if daily is None:
         number = daily_deal_number(date, draw)
-        pool = SolvedDeal.objects.filter(draw=draw, scoring="normal", result=SolvedDeal.Result.WIN)
+        pool = daily_pool(draw)
         size = pool.count()
         if size:
             number = pool.order_by("deal_number").values_list("deal_number", flat=True)[number % size]
