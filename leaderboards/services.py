@@ -20,6 +20,9 @@ from leaderboards import glicko2
 from leaderboards.models import BalanceChange, Rating, RatingChange, VegasBalance
 
 BOARD_PAGE = 20
+# What a standings row shows: a board page reads no engine state.
+STANDING_COLUMNS = ("id", "owner__username", "status", "score", "seconds", "moves", "foundation_count",
+                    "board_won", "board_primary", "board_secondary", "board_tertiary", "created_at")
 
 
 # -- live boards --------------------------------------------------------------------
@@ -172,8 +175,10 @@ def daily_board(date: dt.date, draw: int, offset: int = 0, limit: int = BOARD_PA
     daily = DailyDeal.objects.filter(date=date, draw=draw).first()
     if daily is None:
         return {"date": date, "draw": draw, "code": None, "count": 0, "results": []}
-    games = (Game.objects.filter(daily=daily, practice=False, owner__isnull=False)
-             .select_related("owner").order_by(*Game.BOARD_ORDER))
+    # Ranked attempts always have an owner (guests only practise), so the filter is
+    # the board index's prefix: the count needs no table rows.
+    games = (Game.objects.filter(daily=daily, practice=False)
+             .select_related("owner").only(*STANDING_COLUMNS).order_by(*Game.BOARD_ORDER))
     count, rows = page(games, offset, limit)
     return {"date": date, "draw": draw, "code": daily.code if daily.is_over else None, "count": count,
             "results": standing_rows(rows, offset)}
@@ -186,7 +191,7 @@ def deal_board(code: DealCode, offset: int = 0, limit: int = BOARD_PAGE) -> dict
              .exclude(status=Game.Status.LIVE)
              .exclude(kind=Game.Kind.RANKED, daily__date__gte=today())
              .exclude(kind=Game.Kind.RANKED, race__status__in=[Race.Status.OPEN, Race.Status.STARTED])
-             .select_related("owner").order_by(*Game.BOARD_ORDER))
+             .select_related("owner").only(*STANDING_COLUMNS).order_by(*Game.BOARD_ORDER))
     count, rows = page(games, offset, limit)
     return {"code": str(code), "count": count, "results": standing_rows(rows, offset)}
 
