@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games.engine import MAX_DEAL_NUMBER, DealCode
@@ -207,7 +207,9 @@ def vegas_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
 def vegas_rank(user_id: int) -> dict[str, Any]:
     row = VegasBalance.objects.filter(user_id=user_id).first()
     balance = row.balance if row else 0
-    rank = VegasBalance.objects.filter(balance__gt=balance).count() + 1 if row else None
+    # The same order as the board: balance, then account id on a tie.
+    ahead = Q(balance__gt=balance) | Q(balance=balance, user_id__lt=user_id)
+    rank = VegasBalance.objects.filter(ahead).count() + 1 if row else None
     history = [{"at": c.at, "balance": c.balance}
                for c in BalanceChange.objects.filter(user_id=user_id).order_by("-at")[:500]][::-1]
     return {"rank": rank, "balance": balance, "games": row.games if row else 0, "history": history}

@@ -476,3 +476,18 @@ def test_concurrent_balances_equal_the_sum_of_scores():
     assert not BalanceChange.objects.filter(game__in=casual).exists()
     total = VegasBalance.objects.aggregate(total=Sum("balance"))["total"]
     assert total == sum(g.score for g in Game.objects.filter(kind=Game.Kind.RANKED, scoring="vegas"))
+
+
+@pytest.mark.django_db
+def test_my_rank_breaks_ties_as_the_board_does():
+    from django.contrib.auth import get_user_model
+
+    from leaderboards.models import VegasBalance
+    from leaderboards.services import vegas_board, vegas_rank
+
+    users = [get_user_model().objects.create_user(f"tie{i}", password="x" * 12) for i in range(3)]
+    for user in users:
+        VegasBalance.objects.create(user=user, balance=-52, games=1)
+    board = {row["player"]: row["rank"] for row in vegas_board()["results"]}
+    for user in users:
+        assert vegas_rank(user.pk)["rank"] == board[user.username]
