@@ -8,8 +8,12 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from games.engine import DealCode, from_bytes
+from games.engine import DealCode, from_bytes, replay
 from games.engine import Game as EngineGame
+
+
+#: Move-log actions the engine applies; the others (resign, timeout) only end a game.
+ENGINE_ACTIONS = frozenset({"draw", "recycle", "undo", "move"})
 
 
 class Game(models.Model):
@@ -122,6 +126,12 @@ class Game(models.Model):
 
     def engine(self) -> EngineGame:
         return from_bytes(bytes(self.state), code=DealCode.parse(self.code))
+
+    def engine_after(self, seq: int) -> EngineGame:
+        """The board as it was after event ``seq``, replayed from the move log
+        (resignations and time-outs are events but not engine moves)."""
+        actions = Move.objects.filter(game=self, seq__lte=seq).order_by("seq").values_list("action", flat=True)
+        return replay(self.code, [a for a in actions if a["type"] in ENGINE_ACTIONS], ranked=self.ranked_undo)
 
     def elapsed_seconds(self) -> float | None:
         if self.started_at is None:

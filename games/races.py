@@ -186,13 +186,17 @@ def check_clock(game: Game) -> None:
         raise ServiceError("race_over", "the race is over", 409, race=race.id)
 
 
+def _racer_game_id(race_id: Any, user: Any) -> Any:
+    entry = RaceEntry.objects.filter(race_id=race_id, user=user).first()
+    if entry is None or entry.game_id is None:
+        raise ServiceError("not_in_race", "you are not racing in this race", 409)
+    return entry.game_id
+
+
 def resign_race(race_id: Any, user: Any) -> dict[str, Any]:
     from games.services import Actor, resign
 
-    entry = RaceEntry.objects.filter(race_id=race_id, user=user).select_related("game").first()
-    if entry is None or entry.game is None:
-        raise ServiceError("not_in_race", "you are not racing in this race", 409)
-    return resign(entry.game_id, Actor(user_id=user.pk))
+    return resign(_racer_game_id(race_id, user), Actor(user_id=user.pk))
 
 
 def ranking_key(entry: RaceEntry) -> tuple:
@@ -255,7 +259,4 @@ def _time_out(game: Game, at: Any) -> None:
 def play_in_race(race_id: Any, user: Any, move: Any, seq: Any) -> dict[str, Any]:
     from games.services import Actor, submit_move
 
-    entry = RaceEntry.objects.filter(race_id=race_id, user=user).first()
-    if entry is None or entry.game_id is None:
-        raise ServiceError("not_in_race", "you are not racing in this race", 409)
-    return submit_move(entry.game_id, Actor(user_id=user.pk), move, seq)
+    return submit_move(_racer_game_id(race_id, user), Actor(user_id=user.pk), move, seq)

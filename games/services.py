@@ -13,13 +13,11 @@ from django.utils import timezone
 
 from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from games.engine import Game as EngineGame
-from games.engine import card_name, replay, to_bytes
+from games.engine import card_name, to_bytes
 from games.engine.views import hidden_cards, visible_cards
 from games import events, races, solving
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
-
-ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
 
 
 @dataclass(frozen=True)
@@ -105,8 +103,7 @@ def board_after(game: Game, seq: int) -> EngineGame | None:
     current = game.engine()
     if seq == game.seq:
         return current
-    actions = Move.objects.filter(game=game, seq__lte=seq).order_by("seq").values_list("action", flat=True)
-    then = replay(game.code, [a for a in actions if a["type"] in ENGINE_ACTIONS], ranked=game.ranked_undo)
+    then = game.engine_after(seq)
     if game.reveals_everything or not (visible_cards(then) & hidden_cards(current)):
         return then
     return None

@@ -15,12 +15,11 @@ from channels.db import database_sync_to_async
 from games import events
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
-from games.engine import card_name, public_view, replay
+from games.engine import card_name, public_view
 from games.engine.views import hidden_cards
-from games.models import Game, Move
+from games.models import ENGINE_ACTIONS, Game, Move
 
 CATCH_UP_LIMIT = 200  # beyond this many missed events a client gets a full resync
-ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
 
 
 @database_sync_to_async
@@ -51,11 +50,10 @@ def catch_up(game_id: str, since: int | None, yours: bool = False) -> list[dict[
 def delayed_start(game_id: str, delay: int) -> tuple[EngineGame, int, list[dict[str, Any]], dict[str, Any]]:
     """The board ``delay`` events ago and the events held back since."""
     game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
-    rows = list(Move.objects.filter(game=game).order_by("seq"))
     shown = max(0, game.seq - delay)
-    engine = replay(game.code, [row.action for row in rows[:shown] if row.action["type"] in ENGINE_ACTIONS],
-                    ranked=game.ranked_undo)
-    held = [events.event_of(game, row, None) for row in rows[shown:]]
+    engine = game.engine_after(shown)
+    held = [events.event_of(game, row, None)
+            for row in Move.objects.filter(game=game, seq__gt=shown).order_by("seq")]
     header = {"id": str(game.id), "owner": game.owner.username if game.owner_id else None,
               "draw": game.draw, "scoring": game.scoring}
     return engine, shown, held, header
