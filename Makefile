@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/klondike
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: venv run services browser test bench
+.PHONY: venv run services tools test bench
 
 ## venv: create .venv (if missing) and install the project + test extras;
 ##       reinstalls only when pyproject.toml is newer than .venv/.installed
@@ -33,13 +33,13 @@ run: venv
 services:
 	scripts/services.sh
 
-## browser: make sure Debian's Chromium is there for the browser tests
-browser:
-	scripts/browser.sh
+## tools: make sure the Debian packages the tests drive are there (Chromium, a compose client)
+tools:
+	scripts/test-tools.sh
 
 ## test: whole suite against real PostgreSQL and Redis.  pytest's exit code is
 ##       passed through unchanged (5 = no tests collected is a failure).
-test: venv services browser
+test: venv services tools
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
 	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
 	export REDIS_CACHE_URL="$${REDIS_CACHE_URL:-redis://127.0.0.1:6379/2}"; \

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Ensure the Debian packages the tests drive are installed: Chromium for the browser
+# tests (Playwright uses it through executable_path; `playwright install` cannot
+# download browsers here) and a compose client to validate docker-compose.yml (no
+# Docker engine runs here). Installs them with apt-get when run as root.
+set -euo pipefail
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if ! command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1; then
+    missing+=(docker-compose)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test tools: installing ${missing[*]} (apt-get)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+[ -x /usr/bin/chromium ] || { echo "test tools: Chromium is missing: apt-get install -y chromium" >&2; exit 1; }
+command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 \
+    || { echo "test tools: no compose client: apt-get install -y docker-compose" >&2; exit 1; }
