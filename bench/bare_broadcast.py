@@ -3,8 +3,8 @@
 No database, no engine, no authentication: ``/ws/bare/<game>/`` joins the channel
 group of that "game" and forwards every group message to its socket; any text frame
 a client sends is ``group_send`` to the group as it is. The channel layer is
-configured like the service's (channels_redis, capacity 1000, expiry 60 s) on
-``REDIS_URL``. ``GET /healthz`` answers 200 so the bench can wait for it.
+configured like the service's on ``REDIS_URL``: channels_redis's pub/sub layer, or
+with ``CHANNEL_LAYER=lists`` its list-based layer (capacity 1000, expiry 60 s). ``GET /healthz`` answers 200 so the bench can wait for it.
 
     REDIS_URL=redis://127.0.0.1:6379/1 daphne -p 8100 bare_broadcast:application   (from bench/)
 """
@@ -27,6 +27,11 @@ if not settings.configured:
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
                 "CONFIG": {"hosts": [os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/1")],
                            "capacity": 1000, "expiry": 60},
+            }
+        } if os.environ.get("CHANNEL_LAYER") == "lists" else {
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/1")]},
             }
         },
     )

@@ -913,7 +913,7 @@ def main() -> int:
                         help="floor consumer: Channels' own dispatch (default), or one without its "
                              "per-message close_old_connections() thread hop")
     parser.add_argument("--db-conn-max-age", type=int, default=None,
-                        help="DB_CONN_MAX_AGE for the service (default: unset, i.e. the settings' 0)")
+                        help="DB_CONN_MAX_AGE for the service (default: unset, i.e. the settings default)")
     parser.add_argument("--service-app", default="config.asgi:application",
                         help="ASGI application Daphne serves for the service (for experiments; default "
                              "config.asgi:application)")

@@ -16,7 +16,9 @@ ALLOWED_HOSTS   comma-separated, default "127.0.0.1,localhost"
 CSRF_TRUSTED_ORIGINS  comma-separated, default empty
 DATABASE_URL    postgres://user:pass@host:port/name or sqlite:///path;
                 unset -> SQLite file db.sqlite3 at the project root
-DB_CONN_MAX_AGE int seconds, default 0
+DB_CONN_MAX_AGE int seconds; default 300 for PostgreSQL, 0 for SQLite
+DB_THREADS      int, threads per process for WebSocket database calls, default 2
+CHANNEL_LAYER   pubsub (default) | lists: which channels_redis layer REDIS_URL uses
 REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
 REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_URL
 """
@@ -167,7 +169,10 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(base_dir / "db.sqlite3")}
     else:
         config = parse_database_url(url, base_dir=base_dir)
-    config["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 0, environ=environ)
+    # A new PostgreSQL connection costs a backend process and cold catalog caches:
+    # the real-time benchmark measured it as most of the database's CPU per move.
+    default_age = 300 if config["ENGINE"] == "django.db.backends.postgresql" else 0
+    config["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", default_age, environ=environ)
     test_name = _raw("TEST_DATABASE_NAME", environ)
     if test_name:
         # Lets concurrent test runs on one server use their own test databases.
@@ -176,11 +181,28 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
     return config
 
 
+# Threads per process for the consumers' database calls (games.dbthreads); each
+# keeps its own connection, so PostgreSQL sees up to this many per Daphne process.
+# More threads contend for the GIL with the event loop: 2 measured best
+# (bench/realtime.py, docs/performance.md).
+DB_THREADS = env_int("DB_THREADS", 2)
+
 CHANNEL_LAYER_CAPACITY = 1000
 CHANNEL_LAYER_EXPIRY = 60  # seconds a message may sit unread in Redis
 
 
+CHANNEL_LAYER_KINDS = {
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "lists": "channels_redis.core.RedisChannelLayer",
+}
+
+
 def channel_layers_config(*, environ: Mapping[str, str] | None = None) -> dict:
+    """The channel layer: in memory without REDIS_URL; with it, Redis pub/sub by
+    default (a group message is published once and fanned out in each process, not
+    queued once per member; bench/realtime.py measured the difference), or the
+    list-based layer (``CHANNEL_LAYER=lists``) with a sized capacity. Neither is
+    relied on for delivery: sequence numbers and Postgres fill any gap."""
     url = _raw("REDIS_URL", environ)
     if url is None:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -189,16 +211,13 @@ def channel_layers_config(*, environ: Mapping[str, str] | None = None) -> dict:
         raise ImproperlyConfigured(
             f"REDIS_URL scheme {scheme!r} is not supported; use redis://host:port/db."
         )
-    return {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [url],
-                "capacity": CHANNEL_LAYER_CAPACITY,
-                "expiry": CHANNEL_LAYER_EXPIRY,
-            },
-        }
-    }
+    kind = env_str("CHANNEL_LAYER", "pubsub", environ=environ)
+    if kind not in CHANNEL_LAYER_KINDS:
+        raise ImproperlyConfigured(f"CHANNEL_LAYER must be one of {', '.join(CHANNEL_LAYER_KINDS)}, not {kind!r}.")
+    config: dict = {"hosts": [url]}
+    if kind == "lists":
+        config.update(capacity=CHANNEL_LAYER_CAPACITY, expiry=CHANNEL_LAYER_EXPIRY)
+    return {"default": {"BACKEND": CHANNEL_LAYER_KINDS[kind], "CONFIG": config}}
 
 
 def cache_config(*, environ: Mapping[str, str] | None = None) -> dict:

@@ -124,16 +124,33 @@ def test_database_config_from_env():
     assert cfg["CONN_HEALTH_CHECKS"] is True
 
 
+def test_postgres_connections_persist_by_default():
+    cfg = s.database_config(environ={"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/klondike"})
+    assert cfg["CONN_MAX_AGE"] == 300
+    assert cfg["CONN_HEALTH_CHECKS"] is True
+
+
 # --- REDIS_URL -----------------------------------------------------------------
 
 
-def test_redis_url_gives_channels_redis_layer():
+def test_redis_url_gives_the_pubsub_layer_by_default():
     layers = s.channel_layers_config(environ={"REDIS_URL": "redis://127.0.0.1:6379/0"})
+    assert layers["default"] == {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                                 "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]}}
+
+
+def test_lists_layer_has_a_sized_capacity():
+    layers = s.channel_layers_config(environ={"REDIS_URL": "redis://127.0.0.1:6379/0", "CHANNEL_LAYER": "lists"})
     default = layers["default"]
     assert default["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert default["CONFIG"]["hosts"] == ["redis://127.0.0.1:6379/0"]
     assert default["CONFIG"]["capacity"] == 1000
     assert default["CONFIG"]["expiry"] > 0
+
+
+def test_unknown_channel_layer_raises():
+    with pytest.raises(ImproperlyConfigured, match="CHANNEL_LAYER"):
+        s.channel_layers_config(environ={"REDIS_URL": "redis://127.0.0.1:6379/0", "CHANNEL_LAYER": "kafka"})
 
 
 def test_redis_unset_gives_in_memory_layer():
@@ -154,12 +171,21 @@ def test_installed_redis_py_is_below_8():
 
 
 REAL_REDIS = {"REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")}
+LAYER_KINDS = pytest.mark.parametrize("kind", ["pubsub", "lists"])
 
 
-def test_channels_redis_round_trip():
+async def close_layer(layer) -> None:
+    if hasattr(layer, "close_pools"):
+        await layer.close_pools()  # the lists layer
+    else:
+        await layer.flush()  # the pub/sub layer: unsubscribes and closes its connections
+
+
+@LAYER_KINDS
+def test_channels_redis_round_trip(kind):
     """Send and receive through a real Redis using the layer built by the settings helper."""
-    layer_cfg = s.channel_layers_config(environ=REAL_REDIS)["default"]
-    assert layer_cfg["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    layer_cfg = s.channel_layers_config(environ={**REAL_REDIS, "CHANNEL_LAYER": kind})["default"]
+    assert layer_cfg["BACKEND"] == s.CHANNEL_LAYER_KINDS[kind]
     backend = import_string(layer_cfg["BACKEND"])
     payload = {"type": "test.message", "nonce": uuid.uuid4().hex}
 
@@ -170,15 +196,16 @@ def test_channels_redis_round_trip():
             await layer.send(channel, payload)
             return await asyncio.wait_for(layer.receive(channel), timeout=5)
         finally:
-            await layer.close_pools()
+            await close_layer(layer)
 
     assert asyncio.run(round_trip()) == payload
 
 
-def test_channels_redis_blocking_receive_outlives_a_socket_timeout():
+@LAYER_KINDS
+def test_channels_redis_blocking_receive_outlives_a_socket_timeout(kind):
     """redis-py 8's 5 s socket timeout killed channels_redis' blocking read: a receive
     that waits longer than that must still get its message."""
-    layer_cfg = s.channel_layers_config(environ=REAL_REDIS)["default"]
+    layer_cfg = s.channel_layers_config(environ={**REAL_REDIS, "CHANNEL_LAYER": kind})["default"]
     backend = import_string(layer_cfg["BACKEND"])
     payload = {"type": "test.late", "nonce": uuid.uuid4().hex}
 
@@ -196,7 +223,7 @@ def test_channels_redis_blocking_receive_outlives_a_socket_timeout():
             await task
             return message
         finally:
-            await receiver.close_pools()
-            await sender.close_pools()
+            await close_layer(receiver)
+            await close_layer(sender)
 
     assert asyncio.run(late_round_trip()) == payload
