@@ -15,7 +15,7 @@ from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError,
 from games.engine import Game as EngineGame
 from games.engine import card_name, to_bytes
 from games.engine.views import hidden_cards, visible_cards
-from games import events, races, solving
+from games import events, hotsql, races, solving
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 
@@ -110,10 +110,13 @@ def board_after(game: Game, seq: int) -> EngineGame | None:
 
 
 def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
+    # No joins: most games have neither race nor daily deal (either loads lazily).
     try:
-        game = Game.objects.select_for_update(of=("self",)).select_related("race", "daily").get(pk=game_id)
-    except (Game.DoesNotExist, ValueError):
-        raise ServiceError("not_found", "there is no such game", 404) from None
+        game = hotsql.select_for_update(Game, UUID(str(game_id)))
+    except ValueError:
+        game = None
+    if game is None:
+        raise ServiceError("not_found", "there is no such game", 404)
     if not actor.owns(game):
         raise ServiceError("not_your_game", "only the game's player can play it", 403)
     return game
@@ -167,11 +170,11 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
         except MoveError as exc:
             raise ServiceError(exc.code, exc.detail, 422) from None
         now = timezone.now()
-        row = Move.objects.create(
+        row = append_move(Move(
             game=game, seq=seq, submitted=submitted, action=outcome.move.to_json(),
             flipped=card_name(outcome.flipped) if outcome.flipped is not None else "",
-            score=outcome.score, moves=outcome.moves,
-        )
+            score=outcome.score, moves=outcome.moves, created_at=now,
+        ))
         old_score = game.score
         game.seq = seq
         game.state = to_bytes(engine, history=True)
@@ -183,6 +186,16 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
     return move_result(game, row, engine)
 
 
+MOVE_FIELDS = ("game", "seq", "submitted", "action", "flipped", "score", "moves", "created_at")
+PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "started_at", "status", "finished_at",
+                   "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary")
+
+
+def append_move(row: Move) -> Move:
+    hotsql.insert(row, MOVE_FIELDS, returning=False)  # nothing reads the id
+    return row
+
+
 def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now: Any) -> None:
     """Store a game after an event, in the event's transaction: standings, Vegas
     balance, and the event itself once the transaction commits."""
@@ -192,9 +205,7 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
         game.finished_at = now
         game.seconds = (now - (game.started_at or now)).total_seconds()
     game.update_standing()
-    game.save(update_fields=["seq", "state", "score", "moves", "foundation_count", "started_at", "status",
-                             "finished_at", "seconds", "board_won", "board_primary", "board_secondary",
-                             "board_tertiary"])
+    hotsql.update(game, PROGRESS_FIELDS)
     boards.score_changed(game, game.score - old_score)
     boards.standings_changed(game)
     events.publish_after_commit(game, row, engine)
@@ -210,10 +221,10 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
             raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
         races.check_clock(game)
         game.seq += 1
-        row = Move.objects.create(
+        row = append_move(Move(
             game=game, seq=game.seq, submitted={"type": "resign"}, action={"type": "resign"},
-            score=game.score, moves=game.moves,
-        )
+            score=game.score, moves=game.moves, created_at=timezone.now(),
+        ))
         game.status = Game.Status.RESIGNED
         engine = game.engine()
         save_progress(game, row, engine, game.score, timezone.now())

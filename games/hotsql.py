@@ -1,0 +1,107 @@
+"""The three statements of a move, built once from the models instead of by the ORM
+on every call.
+
+A move locks its game row, inserts a Move row and updates the game. Through the
+ORM, compiling those queries cost more CPU than everything else in the move
+together (bench/realtime.py; docs/performance.md), and a Daphne process runs every
+move of its connections. Here the SQL text is built once per model and database
+from the models' own metadata, and values go through each field's own
+``get_db_prep_save`` and database converters, exactly as the ORM would pass them:
+the same rows, on any backend (tests/test_hot_sql.py compares both paths).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Sequence
+
+from django.db import connections
+from django.db.models import Model
+
+
+@cache
+def _select_for_update_sql(model: type[Model], vendor: str, alias: str) -> tuple[str, list[str], list[Any]]:
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    fields = list(model._meta.concrete_fields)
+    table = model._meta.db_table
+    columns = ", ".join(quote(f.column) for f in fields)
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    sql = f"SELECT {columns} FROM {quote(table)} WHERE {quote(model._meta.pk.column)} = %s{lock}"
+    converters = []
+    for field in fields:
+        col = field.get_col(table)
+        converters.append(connection.ops.get_db_converters(col) + field.get_db_converters(connection))
+    return sql, [f.attname for f in fields], converters
+
+
+def select_for_update(model: type[Model], pk: Any, using: str = "default") -> Model | None:
+    """``model.objects.select_for_update().filter(pk=pk).first()``; ``pk`` must
+    already be valid for the field (a bad value would abort the transaction)."""
+    connection = connections[using]
+    sql, attnames, converters = _select_for_update_sql(model, connection.vendor, using)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [model._meta.pk.get_db_prep_value(pk, connection)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for i, field_converters in enumerate(converters):
+        for convert in field_converters:
+            values[i] = convert(values[i], None, connection)
+    return model.from_db(using, attnames, values)
+
+
+def params_of(instance: Model, names: Sequence[str], connection: Any) -> list[Any]:
+    meta = instance._meta
+    return [meta.get_field(name).get_db_prep_save(getattr(instance, meta.get_field(name).attname), connection)
+            for name in names]
+
+
+@cache
+def _insert_sql(model: type[Model], names: tuple[str, ...], returning: bool, vendor: str, alias: str) -> str:
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    fields = [model._meta.get_field(name) for name in names]
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    if returning and connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {quote(model._meta.pk.column)}"
+    return sql
+
+
+def insert(instance: Model, names: Sequence[str], using: str = "default", *, returning: bool = True) -> None:
+    """Insert ``instance`` with the fields ``names``; with ``returning``, set its
+    primary key (an auto-incremented one), which costs a round trip in a pipeline.
+    Defaults such as ``auto_now_add`` are the caller's."""
+    connection = connections[using]
+    model = type(instance)
+    sql = _insert_sql(model, tuple(names), returning, connection.vendor, using)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params_of(instance, names, connection))
+        if returning:
+            can_return = connection.features.can_return_columns_from_insert
+            instance.pk = cursor.fetchone()[0] if can_return else cursor.lastrowid
+    instance._state.adding = False
+    instance._state.db = using
+
+
+@cache
+def _update_sql(model: type[Model], names: tuple[str, ...], vendor: str, alias: str) -> str:
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    fields = [model._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+    return f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {quote(model._meta.pk.column)} = %s"
+
+
+def update(instance: Model, names: Sequence[str], using: str = "default") -> None:
+    """``instance.save(update_fields=names)`` for a row known to exist."""
+    connection = connections[using]
+    model = type(instance)
+    sql = _update_sql(model, tuple(names), connection.vendor, using)
+    params = params_of(instance, names, connection)
+    params.append(model._meta.pk.get_db_prep_value(instance.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
