@@ -7,11 +7,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.auth import AuthMiddlewareStack
-from channels.db import database_sync_to_async
+from games.dbthreads import db_async
 from channels.middleware import BaseMiddleware
 
 
-@database_sync_to_async
+@db_async
 def _user_for_token(key: str) -> Any:
     from rest_framework.authtoken.models import Token
 

@@ -16,7 +16,7 @@ import time
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from games.dbthreads import db_async
 from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -52,9 +52,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         Channels' own dispatch first awaits ``aclose_old_connections()``, a hop through
         the one thread that all ``database_sync_to_async`` calls of the process share,
         for every message: every event for every spectator queued behind the moves
-        (bench/realtime.py measured it). The database calls here are all
-        ``database_sync_to_async``, which closes old connections itself, so the hop
-        is skipped."""
+        (bench/realtime.py measured it). The database calls here all go through
+        ``db_async``, which closes old connections itself, so the hop is skipped."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             logger.warning("no handler for message type %s", message.get("type"))
@@ -143,20 +142,27 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             return None
 
 
-@database_sync_to_async
-def load_game(game_id: str) -> Game | None:
-    return Game.objects.select_related("owner", "race", "daily").filter(pk=game_id).first()
+async def run_service(function: Any, *args: Any) -> Any:
+    """Run a sync service call in the database thread; its channel-layer sends are
+    made here, from the event loop, so that thread never waits on Redis."""
+    result, error, sends = await db_async(events.collecting_sends(function))(*args)
+    await events.send_collected(sends)
+    if error is not None:
+        raise error
+    return result
 
 
-@database_sync_to_async
-def spectator_delay(game: Game, actor: Actor) -> int:
-    """Race spectators watch with the race's delay; racers and finished races none."""
-    race = game.race
+@db_async
+def load_game(game_id: str, actor: Actor) -> tuple[Game | None, int]:
+    """The game, and the spectator delay this viewer watches it with: race
+    spectators watch with the race's delay; racers and finished races none."""
+    game = Game.objects.select_related("owner", "race", "daily").filter(pk=game_id).first()
+    race = game.race if game is not None else None
     if race is None or not race.spectator_delay or race.status == Race.Status.FINISHED:
-        return 0
+        return game, 0
     if actor.user_id is not None and race.entries.filter(user_id=actor.user_id).exists():
-        return 0
-    return race.spectator_delay
+        return game, 0
+    return game, race.spectator_delay
 
 
 class GameConsumer(ProtocolConsumer):
@@ -167,20 +173,20 @@ class GameConsumer(ProtocolConsumer):
         self.game_id = str(self.scope["url_route"]["kwargs"]["game_id"])
         self.group = events.game_group(self.game_id)
         self.watching = False
-        game = await load_game(self.game_id)
+        actor = self.actor()
+        game, delay = await load_game(self.game_id, actor)
         await self.accept()
         if game is None:
             await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such game"})
             self.group = None
             return await self.close(code=CLOSE_NOT_FOUND)
-        actor = self.actor()
         self.player = actor.owns(game)
         if game.daily_secret and not self.player:
             await self.send_json({"type": "error", "error": "daily_hidden",
                                   "detail": "another player's daily attempt can be seen once the day is over"})
             self.group = None
             return await self.close(code=CLOSE_FORBIDDEN)
-        self.stream = GameStream(self.game_id, await spectator_delay(game, actor), yours=self.player)
+        self.stream = GameStream(self.game_id, delay, yours=self.player)
         await self.channel_layer.group_add(self.group, self.channel_name)
         if self.stream.delay:
             self.race_group = races.race_group(game.race_id)
@@ -232,7 +238,7 @@ class GameConsumer(ProtocolConsumer):
         if not self.player:
             return await self.refuse("not_your_game", "only the game's player can play it", data)
         try:
-            result = await database_sync_to_async(action)(self.actor())
+            result = await run_service(action, self.actor())
         except ServiceError as exc:
             return await self.refuse(exc.code, exc.detail, data, **exc.extra)
         await self.send_json({"type": "ack", "id": data.get("id"), "seq": result["seq"], "move": result["move"],
@@ -241,7 +247,11 @@ class GameConsumer(ProtocolConsumer):
         await self.send_all(await self.stream.take({**events_of(result), "type": "event"}))
 
     async def game_event(self, message: dict[str, Any]) -> None:
-        await self.send_all(await self.stream.take(message["event"]))
+        if self.stream.next_in_line(message["seq"]):
+            return await self.send(text_data=message["text"])
+        if self.stream.seen(message["seq"]):
+            return
+        await self.send_all(await self.stream.take(json.loads(message["text"])))
 
     async def game_watchers(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": message["count"]})
@@ -263,7 +273,7 @@ def events_of(result: dict[str, Any]) -> dict[str, Any]:
             "moves": result["moves"], "at": result.get("at"), "view": result["view"], "status": result["status"]}
 
 
-@database_sync_to_async
+@db_async
 def lobby_listing() -> dict[str, Any]:
     from games.lobby import lobby
 
@@ -308,15 +318,14 @@ class NotFoundConsumer(ProtocolConsumer):
         await self.close(code=CLOSE_NOT_FOUND)
 
 
-@database_sync_to_async
+@db_async
 def load_race(race_id: str) -> tuple[Race | None, dict[str, Any] | None]:
     race = Race.objects.select_related("host").filter(pk=race_id).first()
     return race, (races.race_payload(race) if race else None)
 
 
-@database_sync_to_async
-def call_race_service(function: Any, *args: Any) -> Any:
-    result = function(*args)
+async def call_race_service(function: Any, *args: Any) -> Any:
+    result = await run_service(function, *args)
     return result if isinstance(result, dict) else None
 
 
@@ -385,7 +394,7 @@ class RaceConsumer(ProtocolConsumer):
         from django.utils import timezone
 
         await asyncio.sleep(max(0.0, (ends_at - timezone.now()).total_seconds()) + 0.05)
-        await database_sync_to_async(races.finish_race)(self.race_id)
+        await run_service(races.finish_race, self.race_id)
 
     async def race_changed(self, message: dict[str, Any]) -> None:
         _, payload = await load_race(self.race_id)

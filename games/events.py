@@ -7,6 +7,9 @@ Postgres, and a reconnecting client sends the last number it saw.
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -51,7 +54,10 @@ def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> None:
     """Queue the event for the game's channel group once the transaction commits."""
     event = event_of(game, row, view_of(game, engine))
     ended = not game.is_live
-    transaction.on_commit(lambda: send_group(game_group(game.id), {"type": "game.event", "event": event}))
+    # Encoded once here, not once per watching connection: most connections send the
+    # text as it is (GameStream.next_in_line).
+    message = {"type": "game.event", "seq": row.seq, "text": json.dumps(event)}
+    transaction.on_commit(lambda: send_group(game_group(game.id), message))
     if ended or row.seq == 1:
         transaction.on_commit(notify_lobby)
     if game.race_id is not None:
@@ -67,7 +73,46 @@ def notify_lobby() -> None:
     send_group(LOBBY_GROUP, {"type": "lobby.changed"})
 
 
+_outbox = threading.local()
+
+
 def send_group(group: str, message: dict[str, Any]) -> None:
+    """Send to a channel group; inside ``collecting_sends`` only note it, for the
+    caller to send from the event loop."""
+    pending = getattr(_outbox, "messages", None)
+    if pending is not None:
+        pending.append((group, message))
+        return
     layer = get_channel_layer()
     if layer is not None:
         async_to_sync(layer.group_send)(group, message)
+
+
+def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, BaseException | None, list]]:
+    """Wrap a sync service call so that the group sends of its after-commit hooks
+    are returned instead of made: ``(result, error, sends)``.
+
+    Consumers run services in a database thread (``games.dbthreads``); sending from
+    there would block that thread on Redis for every event (``async_to_sync``), so
+    the consumer sends them itself from the event loop (``send_collected``), in
+    order, after the call returns. The error is
+    returned, not raised, because a failed call may still have sends (a race that
+    ended is finished after the refused move is rolled back)."""
+
+    def call(*args: Any, **kwargs: Any) -> tuple[Any, BaseException | None, list]:
+        _outbox.messages = []
+        try:
+            return function(*args, **kwargs), None, _outbox.messages
+        except Exception as exc:  # noqa: BLE001 - handed back to the async caller
+            return None, exc, _outbox.messages
+        finally:
+            _outbox.messages = None
+
+    return call
+
+
+async def send_collected(sends: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        for group, message in sends:
+            await layer.group_send(group, message)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from channels.db import database_sync_to_async
+from games.dbthreads import db_async
 
 from games import events
 from games.engine import Game as EngineGame
@@ -22,7 +22,7 @@ from games.models import ENGINE_ACTIONS, Game, Move
 CATCH_UP_LIMIT = 200  # beyond this many missed events a client gets a full resync
 
 
-@database_sync_to_async
+@db_async
 def catch_up(game_id: str, since: int | None, yours: bool = False) -> list[dict[str, Any]]:
     """The events after ``since`` from Postgres, the last one with the current board;
     or a snapshot when the client has nothing, or too much, to catch up."""
@@ -46,7 +46,7 @@ def catch_up(game_id: str, since: int | None, yours: bool = False) -> list[dict[
     return messages
 
 
-@database_sync_to_async
+@db_async
 def delayed_start(game_id: str, delay: int) -> tuple[EngineGame, int, list[dict[str, Any]], dict[str, Any]]:
     """The board ``delay`` events ago and the events held back since."""
     game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
@@ -59,7 +59,7 @@ def delayed_start(game_id: str, delay: int) -> tuple[EngineGame, int, list[dict[
     return engine, shown, held, header
 
 
-@database_sync_to_async
+@db_async
 def missing_events(game_id: str, after: int, before: int) -> list[dict[str, Any]]:
     game = Game.objects.select_related("race").get(pk=game_id)
     rows = Move.objects.filter(game=game, seq__gt=after, seq__lt=before).order_by("seq")
@@ -87,6 +87,19 @@ class GameStream:
         self.received = held[-1]["seq"] if held else self.last_seq
         return [{"type": "snapshot", "seq": self.last_seq, "delayed_by": self.delay,
                  "game": {**header, "seq": self.last_seq, "view": public_view(self.engine)}}]
+
+    def next_in_line(self, seq: int) -> bool:
+        """Whether the event ``seq`` is exactly the next one to show as it is (no
+        delay, no gap); if so it counts as delivered."""
+        if self.delay or seq != self.last_seq + 1:
+            return False
+        self.last_seq = self.received = seq
+        return True
+
+    def seen(self, seq: int) -> bool:
+        """Whether the event ``seq`` was already taken in (a duplicate, such as a
+        player's own move coming back through the channel layer)."""
+        return seq <= self.received
 
     async def take(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         """Messages to send for an event from the channel layer."""

@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
+from games.dbthreads import db_async
 
 from games.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
 from leaderboards import services
@@ -57,7 +57,7 @@ class BoardConsumer(ProtocolConsumer):
             self.pending.cancel()
 
     async def push(self) -> None:
-        await self.send_json({"type": "board", **await database_sync_to_async(self.compute)()})
+        await self.send_json({"type": "board", **await db_async(self.compute)()})
 
     async def board_changed(self, message: dict[str, Any]) -> None:
         if self.pending is None or self.pending.done():
