@@ -19,6 +19,23 @@ from django.db import connections
 from django.db.models import Model
 
 
+def _execute(connection: Any, sql: str, params: Sequence[Any]) -> Any:
+    """Run one statement; returns the cursor. On PostgreSQL with server-side binding
+    and a statement prepared once per connection: Django's default client-side binding
+    quotes every parameter into the SQL text (the game state's bytes as hex, on every
+    move) and PostgreSQL parses and plans each statement again."""
+    if connection.vendor == "postgresql":
+        import psycopg
+
+        connection.ensure_connection()
+        cursor = psycopg.Cursor(connection.connection)
+        cursor.execute(sql, params, prepare=True)
+        return cursor
+    cursor = connection.cursor()
+    cursor.execute(sql, params)
+    return cursor
+
+
 @cache
 def _select_for_update_sql(model: type[Model], vendor: str, alias: str) -> tuple[str, list[str], list[Any]]:
     connection = connections[alias]
@@ -40,8 +57,7 @@ def select_for_update(model: type[Model], pk: Any, using: str = "default") -> Mo
     already be valid for the field (a bad value would abort the transaction)."""
     connection = connections[using]
     sql, attnames, converters = _select_for_update_sql(model, connection.vendor, using)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [model._meta.pk.get_db_prep_value(pk, connection)])
+    with _execute(connection, sql, [model._meta.pk.get_db_prep_value(pk, connection)]) as cursor:
         row = cursor.fetchone()
     if row is None:
         return None
@@ -77,8 +93,7 @@ def insert(instance: Model, names: Sequence[str], using: str = "default", *, ret
     connection = connections[using]
     model = type(instance)
     sql = _insert_sql(model, tuple(names), returning, connection.vendor, using)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params_of(instance, names, connection))
+    with _execute(connection, sql, params_of(instance, names, connection)) as cursor:
         if returning:
             can_return = connection.features.can_return_columns_from_insert
             instance.pk = cursor.fetchone()[0] if can_return else cursor.lastrowid
@@ -102,6 +117,6 @@ def update(instance: Model, names: Sequence[str], using: str = "default") -> Non
     sql = _update_sql(model, tuple(names), connection.vendor, using)
     params = params_of(instance, names, connection)
     params.append(model._meta.pk.get_db_prep_value(instance.pk, connection))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    with _execute(connection, sql, params):
+        pass
 
