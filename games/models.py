@@ -3,7 +3,9 @@ acknowledged only once its Move row has committed."""
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -63,6 +65,9 @@ class Game(models.Model):
     board_primary = models.IntegerField(default=0)
     board_secondary = models.BigIntegerField(default=0)
     board_tertiary = models.IntegerField(default=0)
+    # When a finished result joins its deal's board: at once, or once its competition
+    # is over (the day of a ranked daily attempt; a race, set when it finishes).
+    visible_from = models.DateTimeField(null=True, blank=True)
 
     BOARD_ORDER = ("-board_won", "-board_primary", "-board_secondary", "-board_tertiary", "created_at")
 
@@ -70,10 +75,14 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
             models.Index(fields=["status", "public", "-created_at"]),
+            # Board pages: the filter, the order and the id in one index, so that the
+            # count and the walk to any offset read the index alone (PostgreSQL).
             models.Index(fields=["daily", "practice", "-board_won", "-board_primary", "-board_secondary",
-                                 "-board_tertiary"], name="games_daily_board"),
+                                 "-board_tertiary", "created_at"], include=["id"], name="games_daily_board"),
             models.Index(fields=["deal_number", "draw", "scoring", "-board_won", "-board_primary",
-                                 "-board_secondary", "-board_tertiary"], name="games_deal_board"),
+                                 "-board_secondary", "-board_tertiary", "created_at"],
+                         include=["visible_from", "id"], name="games_deal_board",
+                         condition=models.Q(visible_from__isnull=False, owner__isnull=False, practice=False)),
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(draw__in=[1, 3]), name="games_game_draw_1_or_3"),
@@ -118,6 +127,15 @@ class Game(models.Model):
         else:
             self.board_won, self.board_primary = 0, self.foundation_count
             self.board_secondary, self.board_tertiary = self.score, 0
+
+    def result_visible_from(self, now: Any) -> Any:
+        """When this game's result, now over, may join its deal's board."""
+        if self.race_id is not None:
+            return None  # set for all of a race's games when the race finishes
+        if self.daily_id is not None and self.kind == self.Kind.RANKED and not self.practice:
+            day_after = dt.datetime.combine(self.daily.date + dt.timedelta(days=1), dt.time(), tzinfo=dt.timezone.utc)
+            return max(now, day_after)
+        return now
 
     @property
     def code_visible(self) -> bool:

@@ -235,6 +235,7 @@ def finish_race(race_id: Any, *, force: bool = False) -> bool:
             entry.save(update_fields=["rank", "won", "seconds", "foundation_count", "score", "moves"])
         race.status, race.finished_at = Race.Status.FINISHED, now
         race.save(update_fields=["status", "finished_at"])
+        Game.objects.filter(race=race).update(visible_from=now)  # the results join their deal's board
         rate_race(race)
         _announce(race)
     return True

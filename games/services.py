@@ -188,7 +188,7 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
 
 MOVE_FIELDS = ("game", "seq", "submitted", "action", "flipped", "score", "moves", "created_at")
 PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "started_at", "status", "finished_at",
-                   "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary")
+                   "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary", "visible_from")
 
 
 def append_move(row: Move) -> Move:
@@ -204,6 +204,7 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
     if not game.is_live:
         game.finished_at = now
         game.seconds = (now - (game.started_at or now)).total_seconds()
+        game.visible_from = game.result_visible_from(now)
     game.update_standing()
     hotsql.update(game, PROGRESS_FIELDS)
     boards.score_changed(game, game.score - old_score)

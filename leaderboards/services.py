@@ -9,6 +9,7 @@ import hmac
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -159,8 +160,34 @@ def rate_race(race: Race) -> None:
 
 # -- boards ---------------------------------------------------------------------------
 
-def page(queryset: Any, offset: int, limit: int) -> tuple[int, list[Any]]:
-    return queryset.count(), list(queryset[offset:offset + limit])
+EXACT_COUNT_LIMIT = 10_000   # boards up to this size are counted exactly on every request
+COUNT_CACHE_SECONDS = 60     # larger ones at most once a minute per board
+
+
+def board_count(key: str, queryset: Any) -> int:
+    """The number of entries on a board. A bounded count (an index-only scan of at
+    most ``EXACT_COUNT_LIMIT + 1`` entries) is exact for all but the largest boards;
+    those are counted in full at most once a minute, in the shared cache, because a
+    full count of a board with tens of thousands of entries costs more than the page."""
+    ids = queryset.order_by().values("pk")
+    bounded = ids[:EXACT_COUNT_LIMIT + 1].count()
+    if bounded <= EXACT_COUNT_LIMIT:
+        return bounded
+    return cache.get_or_set(f"board-count:{key}", ids.count, COUNT_CACHE_SECONDS)
+
+
+def page(key: str, queryset: Any, offset: int, limit: int, **related: Any) -> tuple[int, list[Any]]:
+    """A board's size and one page of it. The page's primary keys come from the board's
+    index alone (walking it to ``offset`` touches no table rows), then only those rows
+    are read."""
+    keys = list(queryset.values_list("pk", flat=True)[offset:offset + limit])
+    rows = queryset.model.objects.filter(pk__in=keys)
+    if related.get("select_related"):
+        rows = rows.select_related(*related["select_related"])
+    if related.get("only"):
+        rows = rows.only(*related["only"])
+    by_key = {row.pk: row for row in rows}
+    return board_count(key, queryset), [by_key[k] for k in keys if k in by_key]
 
 
 def standing_rows(games: list[Game], offset: int) -> list[dict[str, Any]]:
@@ -171,34 +198,36 @@ def standing_rows(games: list[Game], offset: int) -> list[dict[str, Any]]:
     ]
 
 
+STANDING_PAGE = {"select_related": ("owner",), "only": STANDING_COLUMNS}
+
+
 def daily_board(date: dt.date, draw: int, offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
     daily = DailyDeal.objects.filter(date=date, draw=draw).first()
     if daily is None:
         return {"date": date, "draw": draw, "code": None, "count": 0, "results": []}
-    # Ranked attempts always have an owner (guests only practise), so the filter is
-    # the board index's prefix: the count needs no table rows.
-    games = (Game.objects.filter(daily=daily, practice=False)
-             .select_related("owner").only(*STANDING_COLUMNS).order_by(*Game.BOARD_ORDER))
-    count, rows = page(games, offset, limit)
+    # Ranked attempts always have an owner (guests only practise): the filter is the
+    # board index's prefix.
+    games = Game.objects.filter(daily=daily, practice=False).order_by(*Game.BOARD_ORDER)
+    count, rows = page(f"daily:{daily.pk}", games, offset, limit, **STANDING_PAGE)
     return {"date": date, "draw": draw, "code": daily.code if daily.is_over else None, "count": count,
             "results": standing_rows(rows, offset)}
 
 
 def deal_board(code: DealCode, offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
-    """The best finished results on one deal, among games whose deal is public."""
+    """The best finished results on one deal whose competition (a race, the day of a
+    daily deal) is over: the conditions of the board's partial index."""
     games = (Game.objects.filter(deal_number=code.number, draw=code.draw, scoring=code.scoring.value,
-                                 owner__isnull=False, practice=False)
-             .exclude(status=Game.Status.LIVE)
-             .exclude(kind=Game.Kind.RANKED, daily__date__gte=today())
-             .exclude(kind=Game.Kind.RANKED, race__status__in=[Race.Status.OPEN, Race.Status.STARTED])
-             .select_related("owner").only(*STANDING_COLUMNS).order_by(*Game.BOARD_ORDER))
-    count, rows = page(games, offset, limit)
+                                 visible_from__isnull=False, owner__isnull=False, practice=False,
+                                 visible_from__lte=timezone.now())
+             .order_by(*Game.BOARD_ORDER))
+    count, rows = page(f"deal:{code.number}:{code.draw}:{code.scoring.value}", games, offset, limit,
+                       **STANDING_PAGE)
     return {"code": str(code), "count": count, "results": standing_rows(rows, offset)}
 
 
 def vegas_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
-    rows = VegasBalance.objects.select_related("user").order_by("-balance", "user_id")
-    count, balances = page(rows, offset, limit)
+    rows = VegasBalance.objects.order_by("-balance", "user_id")
+    count, balances = page("vegas", rows, offset, limit, select_related=("user",))
     return {"count": count, "results": [
         {"rank": offset + i + 1, "player": b.user.username, "balance": b.balance, "games": b.games}
         for i, b in enumerate(balances)]}
@@ -216,8 +245,8 @@ def vegas_rank(user_id: int) -> dict[str, Any]:
 
 
 def race_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
-    rows = Rating.objects.filter(races__gt=0).select_related("user").order_by("-rating", "user_id")
-    count, ratings = page(rows, offset, limit)
+    rows = Rating.objects.filter(races__gt=0).order_by("-rating", "user_id")
+    count, ratings = page("races", rows, offset, limit, select_related=("user",))
     return {"count": count, "results": [
         {"rank": offset + i + 1, "player": r.user.username, "rating": round(r.rating, 1), "rd": round(r.rd, 1),
          "races": r.races} for i, r in enumerate(ratings)]}

@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from games import races
 from games import services as game_services
 from games.engine import DealCode, Game as EngineGame, Scoring, to_bytes
 from games.models import DailyDeal, Game, Race
@@ -53,6 +54,9 @@ def make_game(owner: Any, code: DealCode = CODE, *, status: str = Game.Status.RE
         finished_at=None if live else (finished_at or now),
     )
     game.update_standing()
+    if not live:  # as services.save_progress and races.finish_race set it
+        finished_race = race is not None and race.status == Race.Status.FINISHED
+        game.visible_from = (race.finished_at or now) if finished_race else game.result_visible_from(game.finished_at)
     if save:
         game.save(force_insert=True)
     return game
@@ -66,7 +70,7 @@ def names(body: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_deal_board_best_finished_results_on_that_code():
+def test_deal_board_best_finished_results_on_that_code(monkeypatch):
     u = {n: User.objects.create_user(n, password=None) for n in
          ["won_fast", "won_slow", "won_high", "resigned", "live", "other_draw", "vegas", "today_daily",
           "past_daily", "practice", "racing", "raced"]}
@@ -94,7 +98,9 @@ def test_deal_board_best_finished_results_on_that_code():
     make_game(u["practice"], kind="ranked", daily=past_daily, practice=True, status="won", score=9999,
               seconds=1.0, foundation_count=52)
     # Racers on this deal: a running race's finished game is secret, a finished race's is not.
-    running = Race.objects.create(host=u["racing"], status=Race.Status.STARTED, code=str(CODE))
+    running = Race.objects.create(host=u["racing"], status=Race.Status.STARTED, code=str(CODE),
+                                  starts_at=timezone.now() - dt.timedelta(minutes=1),
+                                  ends_at=timezone.now() + dt.timedelta(minutes=9))
     finished = Race.objects.create(host=u["raced"], status=Race.Status.FINISHED, code=str(CODE))
     make_game(u["racing"], kind="ranked", race=running, status="won", score=9999, seconds=1.0,
               foundation_count=52)
@@ -119,10 +125,12 @@ def test_deal_board_best_finished_results_on_that_code():
     make_game(u["won_slow"], vegas, kind="ranked", status="live", score=-17, foundation_count=7)
     assert names(client.get(f"/api/leaderboards/deals/{vegas}").json()) == ["vegas", "won_fast"]
     # When the race finishes and the day ends, their results join the board.
-    Race.objects.filter(pk=running.pk).update(status=Race.Status.FINISHED)
-    DailyDeal.objects.filter(pk=past_daily.pk).update(date=yesterday - dt.timedelta(days=1))
-    DailyDeal.objects.filter(pk=today_daily.pk).update(date=yesterday)
-    assert set(names(client.get(f"/api/leaderboards/deals/{CODE}").json())[:2]) == {"racing", "today_daily"}
+    assert races.finish_race(running.pk, force=True)
+    assert names(client.get(f"/api/leaderboards/deals/{CODE}").json())[0] == "racing"
+    tomorrow = timezone.now() + dt.timedelta(days=1)
+    monkeypatch.setattr(timezone, "now", lambda: tomorrow)
+    body = client.get(f"/api/leaderboards/deals/{CODE}").json()
+    assert set(names(body)[:2]) == {"racing", "today_daily"} and body["count"] == 8
 
 
 @pytest.mark.django_db
@@ -379,10 +387,12 @@ def plans_of(run) -> list[tuple[str, str]]:
 
 
 def page_plan(plans: list[tuple[str, str]]) -> str:
-    """The plan of the page query (the one with LIMIT)."""
-    pages = [plan for sql, plan in plans if " LIMIT " in sql.upper()]
+    """The plan of the page query: the walk in board order to the page's keys (not
+    the bounded count, nor the daily deal's lookup)."""
+    pages = [plan for sql, plan in plans if " LIMIT " in sql.upper() and "COUNT(" not in sql.upper()
+             and ("BOARD_WON" in sql.upper() or "BALANCE" in sql.upper())]
     assert pages, plans
-    return pages[-1]
+    return pages[0]
 
 
 @pytest.mark.django_db
@@ -423,7 +433,7 @@ def test_board_queries_use_their_indexes():
     deep = page_plan(plans_of(lambda: services.daily_board(today, 1, offset=300)))
     assert "Seq Scan on games_game" not in deep, deep  # a deep page may sort the day's rows instead
     deal = page_plan(plans_of(lambda: services.deal_board(codes[0])))
-    assert "games_deal_board" in deal, deal
+    assert "using games_deal_board" in deal, deal
     vegas = page_plan(plans_of(lambda: services.vegas_board()))
     assert "leaderboards_vegas_board" in vegas, vegas
     # The counts of the daily and per-deal boards read the index too, not the table.
@@ -435,3 +445,44 @@ def test_board_queries_use_their_indexes():
     rank = plans_of(lambda: services.vegas_rank(top.user_id))
     counts = [plan for sql, plan in rank if "COUNT(" in sql.upper()]
     assert counts and "leaderboards_vegas_board" in counts[0], counts
+
+
+# --- board sizes and when results join a board --------------------------------------
+
+
+@pytest.mark.django_db
+def test_large_boards_are_counted_in_full_at_most_once_a_minute(monkeypatch):
+    from django.core.cache import cache
+
+    players = [User.objects.create_user(f"count{i}", password=None) for i in range(6)]
+    for player in players[:5]:
+        make_game(player, status="resigned", foundation_count=3)
+    key = f"board-count:deal:{CODE.number}:{CODE.draw}:{CODE.scoring.value}"
+    cache.delete(key)
+    assert services.deal_board(CODE)["count"] == 5  # small: exact, nothing cached
+    assert cache.get(key) is None
+    monkeypatch.setattr(services, "EXACT_COUNT_LIMIT", 3)
+    assert services.deal_board(CODE)["count"] == 5  # large: counted in full and cached
+    make_game(players[5], status="resigned", foundation_count=9)
+    board = services.deal_board(CODE)
+    assert board["count"] == 5 and names(board)[0] == "count5"  # the page is current, the size a minute old
+    cache.delete(key)
+    assert services.deal_board(CODE)["count"] == 6
+
+
+@pytest.mark.django_db
+def test_a_result_joins_its_deal_board_when_its_competition_is_over(settings):
+    settings.DAILY_SECRET = "visible-from-test"
+    player = User.objects.create_user("finisher", password=None)
+    actor = game_services.Actor(user_id=player.pk)
+    casual = game_services.create_game(actor, code=str(CODE))
+    assert Game.objects.get(pk=casual.pk).visible_from is None  # live: on no board
+    game_services.resign(casual.pk, actor)
+    casual.refresh_from_db()
+    assert casual.visible_from == casual.finished_at
+    daily = game_services.create_game(actor, daily=True)
+    game_services.resign(daily.pk, actor)
+    daily.refresh_from_db()
+    midnight = dt.datetime.combine(daily.daily.date + dt.timedelta(days=1), dt.time(), tzinfo=dt.timezone.utc)
+    assert daily.visible_from == midnight > daily.finished_at
+    assert names(services.deal_board(DealCode.parse(daily.code))) == []
