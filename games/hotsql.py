@@ -120,3 +120,30 @@ def update(instance: Model, names: Sequence[str], using: str = "default") -> Non
     with _execute(connection, sql, params):
         pass
 
+
+
+@cache
+def _insert_then_update_sql(inserted: type[Model], insert_names: tuple[str, ...], updated: type[Model],
+                            update_names: tuple[str, ...], vendor: str, alias: str) -> str:
+    insert = _insert_sql(inserted, insert_names, False, vendor, alias)
+    return f"WITH inserted AS ({insert}) {_update_sql(updated, update_names, vendor, alias)}"
+
+
+def insert_then_update(new: Model, insert_names: Sequence[str], changed: Model, update_names: Sequence[str],
+                       using: str = "default") -> None:
+    """``insert(new, insert_names, returning=False)`` then ``update(changed,
+    update_names)``: on PostgreSQL as one statement (a data-modifying ``WITH``), one
+    round trip fewer for every move; elsewhere as two."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        insert(new, insert_names, using, returning=False)
+        update(changed, update_names, using)
+        return
+    sql = _insert_then_update_sql(type(new), tuple(insert_names), type(changed), tuple(update_names),
+                                  connection.vendor, using)
+    params = params_of(new, insert_names, connection) + params_of(changed, update_names, connection)
+    params.append(changed._meta.pk.get_db_prep_value(changed.pk, connection))
+    with _execute(connection, sql, params):
+        pass
+    new._state.adding = False
+    new._state.db = using

@@ -251,8 +251,8 @@ def _time_out(game: Game, at: Any) -> None:
     from games.services import save_progress
 
     game.seq += 1
-    row = Move.objects.create(game=game, seq=game.seq, submitted={"type": "timeout"}, action={"type": "timeout"},
-                              score=game.score, moves=game.moves)
+    row = Move(game=game, seq=game.seq, submitted={"type": "timeout"}, action={"type": "timeout"},
+               score=game.score, moves=game.moves, created_at=timezone.now())
     game.status = Game.Status.TIMED_OUT
     save_progress(game, row, game.engine(), game.score, at)
 

@@ -170,11 +170,11 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
         except MoveError as exc:
             raise ServiceError(exc.code, exc.detail, 422) from None
         now = timezone.now()
-        row = append_move(Move(
+        row = Move(
             game=game, seq=seq, submitted=submitted, action=outcome.move.to_json(),
             flipped=card_name(outcome.flipped) if outcome.flipped is not None else "",
             score=outcome.score, moves=outcome.moves, created_at=now,
-        ))
+        )
         old_score = game.score
         game.seq = seq
         game.state = to_bytes(engine, history=True)
@@ -191,14 +191,10 @@ PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "starte
                    "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary", "visible_from")
 
 
-def append_move(row: Move) -> Move:
-    hotsql.insert(row, MOVE_FIELDS, returning=False)  # nothing reads the id
-    return row
-
-
 def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now: Any) -> None:
-    """Store a game after an event, in the event's transaction: standings, Vegas
-    balance, and the event itself once the transaction commits."""
+    """Store an event (``row``, not saved yet) and the game after it, in the event's
+    transaction: the Move row, the game's row with its standings, the Vegas balance,
+    and the event published once the transaction commits."""
     from leaderboards import services as boards
 
     if not game.is_live:
@@ -206,7 +202,8 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
         game.seconds = (now - (game.started_at or now)).total_seconds()
         game.visible_from = game.result_visible_from(now)
     game.update_standing()
-    hotsql.update(game, PROGRESS_FIELDS)
+    # Nothing reads the Move row's id; the insert and the update are one statement.
+    hotsql.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS)
     boards.score_changed(game, game.score - old_score)
     boards.standings_changed(game)
     events.publish_after_commit(game, row, engine)
@@ -222,10 +219,10 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
             raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
         races.check_clock(game)
         game.seq += 1
-        row = append_move(Move(
+        row = Move(
             game=game, seq=game.seq, submitted={"type": "resign"}, action={"type": "resign"},
             score=game.score, moves=game.moves, created_at=timezone.now(),
-        ))
+        )
         game.status = Game.Status.RESIGNED
         engine = game.engine()
         save_progress(game, row, engine, game.score, timezone.now())

@@ -67,6 +67,17 @@ def test_update_writes_only_the_named_fields(game):
     assert stored.public is True
 
 
+def test_insert_then_update_writes_both_rows(game):
+    row = Move(game=game, seq=1, submitted={"type": "draw"}, action={"type": "draw"}, flipped="", score=0,
+               moves=1, created_at=timezone.now())
+    game.seq, game.moves, game.state = 1, 1, b"\x07\x08"
+    hotsql.insert_then_update(row, services.MOVE_FIELDS, game, ("seq", "moves", "state"))
+    stored = Move.objects.get(game=game, seq=1)
+    assert field_values(stored) == {**field_values(row), "id": stored.pk}
+    assert Game.objects.filter(pk=game.pk, seq=1, moves=1).exists()
+    assert bytes(Game.objects.get(pk=game.pk).state) == b"\x07\x08"
+
+
 def test_a_game_played_through_the_service_matches_the_engine(game):
     actor = Actor(user_id=game.owner_id)
     card_move = next(m for m in legal_moves(str(game.pk)) if m["type"] == "move")
