@@ -10,6 +10,13 @@ from the models' own metadata, and values go through each field's own
 the same rows, on any backend (tests/test_hot_sql.py compares both paths). On
 PostgreSQL the insert and the update go as one statement, with server-side binding,
 prepared once per connection.
+
+A move's transaction used to cost four round trips to PostgreSQL (``BEGIN``, the
+lock, the write, ``COMMIT``); under load each one waits for the GIL on its way back
+to a thread that shares it with the event loop, and that wait is the tail of the
+real-time latency. When the move's transaction is the outermost one, ``BEGIN`` goes
+with the lock and ``COMMIT`` with the write, each pair as one simple query: two
+round trips (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -54,12 +61,45 @@ def _select_for_update_sql(model: type[Model], vendor: str, alias: str) -> tuple
     return sql, [f.attname for f in fields], converters
 
 
+def _owns_transaction(connection: Any) -> bool:
+    """True when the current atomic block is the outermost one on PostgreSQL and
+    Django has not sent anything in it yet: its ``BEGIN`` may then go with the
+    first statement, and its ``COMMIT`` with the last (never inside a test's or a
+    caller's enclosing transaction)."""
+    if connection.vendor != "postgresql" or len(connection.atomic_blocks) != 1 or connection.savepoint_ids:
+        return False
+    import psycopg
+
+    raw = connection.connection
+    return raw is not None and raw.isolation_level is None and \
+        raw.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def _execute_begin(connection: Any, sql: str, params: Sequence[Any]) -> Any:
+    """``BEGIN`` and ``sql`` as one simple query. psycopg is put in autocommit so that
+    it sends no ``BEGIN`` of its own; it still sends ``COMMIT``/``ROLLBACK`` when
+    Django ends the block, because it goes by the server's transaction status."""
+    import psycopg
+
+    raw = connection.connection
+    raw.autocommit = True
+    cursor = psycopg.ClientCursor(raw)
+    cursor.execute("BEGIN; " + sql, params)
+    cursor.nextset()
+    return cursor
+
+
 def select_for_update(model: type[Model], pk: Any, using: str = "default") -> Model | None:
     """``model.objects.select_for_update().filter(pk=pk).first()``; ``pk`` must
-    already be valid for the field (a bad value would abort the transaction)."""
+    already be valid for the field (a bad value would abort the transaction). As
+    the first statement of an outermost transaction on PostgreSQL, it carries the
+    transaction's ``BEGIN``."""
     connection = connections[using]
+    connection.ensure_connection()
     sql, attnames, converters = _select_for_update_sql(model, connection.vendor, using)
-    with _execute(connection, sql, [model._meta.pk.get_db_prep_value(pk, connection)]) as cursor:
+    params = [model._meta.pk.get_db_prep_value(pk, connection)]
+    execute = _execute_begin if _owns_transaction(connection) else _execute
+    with execute(connection, sql, params) as cursor:
         row = cursor.fetchone()
     if row is None:
         return None
@@ -131,11 +171,26 @@ def _insert_then_update_sql(inserted: type[Model], insert_names: tuple[str, ...]
     return f"WITH inserted AS ({insert}) {_update_sql(updated, update_names, vendor, alias)}"
 
 
+def _began_here(connection: Any) -> bool:
+    """The outermost transaction was opened by :func:`_execute_begin`."""
+    if connection.vendor != "postgresql" or len(connection.atomic_blocks) != 1 or connection.savepoint_ids:
+        return False
+    import psycopg
+
+    raw = connection.connection
+    return raw.autocommit and raw.pgconn.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+
+
 def insert_then_update(new: Model, insert_names: Sequence[str], changed: Model, update_names: Sequence[str],
-                       using: str = "default") -> None:
+                       using: str = "default", *, last: bool = False) -> None:
     """``insert(new, insert_names, returning=False)`` then ``update(changed,
     update_names)``: on PostgreSQL as one statement (a data-modifying ``WITH``), one
-    round trip fewer for every move; elsewhere as two."""
+    round trip fewer for every move; elsewhere as two.
+
+    ``last`` says that nothing else is written or raised before the atomic block
+    ends: if :func:`select_for_update` opened the transaction, the statement then
+    carries its ``COMMIT`` too, and Django's own commit finds nothing left to do
+    (its ``on_commit`` callbacks still run)."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         insert(new, insert_names, using, returning=False)
@@ -145,7 +200,13 @@ def insert_then_update(new: Model, insert_names: Sequence[str], changed: Model, 
                                   connection.vendor, using)
     params = params_of(new, insert_names, connection) + params_of(changed, update_names, connection)
     params.append(changed._meta.pk.get_db_prep_value(changed.pk, connection))
-    with _execute(connection, sql, params):
-        pass
+    if last and _began_here(connection):
+        import psycopg
+
+        with psycopg.ClientCursor(connection.connection) as cursor:
+            cursor.execute(sql + "; COMMIT", params)
+    else:
+        with _execute(connection, sql, params):
+            pass
     new._state.adding = False
     new._state.db = using

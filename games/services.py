@@ -182,7 +182,7 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
         game.started_at = game.started_at or now
         if engine.won:
             game.status = Game.Status.WON
-        save_progress(game, row, engine, old_score, now)
+        save_progress(game, row, engine, old_score, now, last=True)
     return move_result(game, row, engine)
 
 
@@ -191,10 +191,12 @@ PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "starte
                    "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary", "visible_from")
 
 
-def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now: Any) -> None:
+def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now: Any, *,
+                  last: bool = False) -> None:
     """Store an event (``row``, not saved yet) and the game after it, in the event's
-    transaction: the Move row, the game's row with its standings, the Vegas balance,
-    and the event published once the transaction commits."""
+    transaction: the Vegas balance, the Move row, the game's row with its standings,
+    and the event published once the transaction commits. ``last``: the caller's
+    atomic block ends right after this, so the final write may carry its ``COMMIT``."""
     from leaderboards import services as boards
 
     if not game.is_live:
@@ -202,11 +204,11 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
         game.seconds = (now - (game.started_at or now)).total_seconds()
         game.visible_from = game.result_visible_from(now)
     game.update_standing()
-    # Nothing reads the Move row's id; the insert and the update are one statement.
-    hotsql.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS)
     boards.score_changed(game, game.score - old_score)
     boards.standings_changed(game)
     events.publish_after_commit(game, row, engine)
+    # Nothing reads the Move row's id; the insert and the update are one statement.
+    hotsql.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS, last=last)
 
 
 def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]:
@@ -225,7 +227,7 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
         )
         game.status = Game.Status.RESIGNED
         engine = game.engine()
-        save_progress(game, row, engine, game.score, timezone.now())
+        save_progress(game, row, engine, game.score, timezone.now(), last=True)
     return move_result(game, row, engine)
 
 

@@ -122,3 +122,117 @@ def test_select_for_update_holds_the_row_lock_until_commit():
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE NOWAIT", [game.pk])
         assert cursor.fetchone()[0] == game.pk
+
+
+def round_trips(trace: str) -> int:
+    """Round trips in a libpq trace: each ends with the server's ReadyForQuery."""
+    return sum(1 for line in trace.splitlines() if line.split("\t")[::2][:2] == ["B", "ReadyForQuery"])
+
+
+def traced(call):
+    """Run ``call`` with libpq's protocol trace on this thread's connection."""
+    import tempfile
+
+    connection.ensure_connection()
+    pgconn = connection.connection.pgconn
+    with tempfile.TemporaryFile("w+") as log:
+        pgconn.trace(log.fileno())
+        pgconn.set_trace_flags(__import__("psycopg").pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            result = call()
+        finally:
+            pgconn.untrace()
+        log.seek(0)
+        return result, log.read()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_is_two_round_trips_begin_with_the_lock_and_commit_with_the_write():
+    user = get_user_model().objects.create_user("trips")
+    game = services.create_game(Actor(user_id=user.pk), code=DEAL)
+    result, trace = traced(lambda: services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 1))
+    queries = [line for line in trace.splitlines() if line.startswith("F\t") and "\tQuery\t" in line]
+    assert round_trips(trace) == 2, trace
+    assert len(queries) == 2
+    assert '"BEGIN; SELECT' in queries[0] and queries[0].endswith('FOR UPDATE"')
+    assert queries[1].endswith('; COMMIT"')
+    assert result["seq"] == 1
+    # Committed for everyone (another connection sees it), and Django is back in autocommit.
+    assert transaction.get_autocommit() and connection.connection.pgconn.transaction_status == 0
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT seq FROM games_game WHERE id = %s", [game.pk])
+            assert cursor.fetchone()[0] == 1
+            cursor.execute("SELECT count(*) FROM games_move WHERE game_id = %s", [game.pk])
+            assert cursor.fetchone()[0] == 1
+    finally:
+        other.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_commit_callbacks_run_once_the_fused_commit_is_done(monkeypatch):
+    from games import events
+
+    user = get_user_model().objects.create_user("published")
+    game = services.create_game(Actor(user_id=user.pk), code=DEAL)
+    seen = []
+    real_send = events.send_group
+
+    def send_group(group, message):
+        if group == events.game_group(game.id):
+            seen.append((message["seq"], Game.objects.get(pk=game.pk).seq))
+        real_send(group, message)
+
+    monkeypatch.setattr(events, "send_group", send_group)
+    services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 1)
+    services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 2)
+    # Each event was sent after its move was visible in the database.
+    assert seen == [(1, 1), (2, 2)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_move_after_the_fused_begin_rolls_back_and_the_connection_carries_on():
+    from games.errors import ServiceError
+
+    user = get_user_model().objects.create_user("refused")
+    actor = Actor(user_id=user.pk)
+    game = services.create_game(actor, code=DEAL)
+    with pytest.raises(ServiceError) as refused:
+        services.submit_move(game.pk, actor, {"type": "move", "card": "KS", "to": "foundation"}, 1)
+    assert refused.value.status in (409, 422)
+    assert connection.connection.pgconn.transaction_status == 0 and transaction.get_autocommit()
+    assert services.submit_move(game.pk, actor, {"type": "draw"}, 1)["seq"] == 1
+    assert Game.objects.get(pk=game.pk).seq == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_fused_write_rolls_back_everything():
+    user = get_user_model().objects.create_user("clash")
+    actor = Actor(user_id=user.pk)
+    game = services.create_game(actor, code=DEAL)
+    # A Move row that should not exist: the insert of event 1 then violates (game, seq).
+    Move.objects.create(game=game, seq=1, submitted={"type": "draw"}, action={"type": "draw"}, flipped="",
+                        score=0, moves=0, created_at=timezone.now())
+    with pytest.raises(Exception, match="duplicate key"):
+        services.submit_move(game.pk, actor, {"type": "draw"}, 1)
+    assert connection.connection.pgconn.transaction_status == 0 and transaction.get_autocommit()
+    assert Game.objects.get(pk=game.pk).seq == 0
+    assert Move.objects.filter(game=game).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_inside_an_enclosing_transaction_nothing_commits_early():
+    user = get_user_model().objects.create_user("nested")
+    actor = Actor(user_id=user.pk)
+    game = services.create_game(actor, code=DEAL)
+
+    class Undo(Exception):
+        pass
+
+    with pytest.raises(Undo):
+        with transaction.atomic():
+            services.submit_move(game.pk, actor, {"type": "draw"}, 1)
+            raise Undo
+    assert Game.objects.get(pk=game.pk).seq == 0
+    assert not Move.objects.filter(game=game).exists()
