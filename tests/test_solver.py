@@ -158,6 +158,19 @@ def test_win_that_needs_take_backs():
                for m in result.moves), "the line takes cards back from the foundations"
 
 
+@pytest.mark.parametrize("draw", [1, 3])
+@pytest.mark.parametrize("scoring", ["normal", "vegas"])
+def test_win_that_needs_a_card_kept_off_its_foundation(draw, scoring):
+    # 4♥ could go up at once, but it is the only red 4 left for 3♠, which covers 2♠.
+    # The streamlined first search plays every foundation move at once and so finds
+    # no win: that must not make the answer "lose".
+    game = position(["#2S 3S", "4H", "KS QS JS TS 9S 8S 7S 6S 5S 4S", "KH QH JH TH 9H 8H 7H 6H 5H"],
+                    foundations={"S": 1, "H": 3, "D": 13, "C": 13}, draw=draw, scoring=scoring)
+    assert brute_force(game) is True
+    result = solve(game)
+    assert_replays_to_win(game, result)
+
+
 @pytest.mark.parametrize("draw,scoring", [(1, "normal"), (3, "normal"), (1, "vegas"), (3, "vegas")])
 def test_small_wins_replay(draw, scoring):
     game = position(["#QH #KS 9D", "#TC JD", "8S", "KH QS", "KD QC JH TS", "KC QD"],

@@ -45,6 +45,17 @@ Techniques (and why each one keeps a "lose" answer a proof):
   search is a plain graph search for a winning state, so a global visited set keeps it
   complete.
 
+* **Streamlined searches first.** :func:`solve` first spends up to half its budget on
+  smaller searches (Blake & Gent call such restrictions streamliners): every
+  foundation move is made at once and no card is taken back; in the first fifth of
+  the budget, no part of a run moves between columns either. Each of their moves is
+  legal, so a win they find is a win (its line is replayed like any other); when they
+  find none, that proves nothing, and the complete search below runs with what is
+  left. A depth-first search that took a bad turn early stays in that subtree, so the
+  streamlined searches restart with a node cap that doubles each time, the moves
+  shuffled within their groups (seeded: the same budget gives the same answer). Most
+  winnable deals are won much sooner this way.
+
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
   column with the most face-down cards first), talon cards to columns, moves that empty
   a column, other column moves, and take-backs last.
@@ -53,6 +64,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
 from __future__ import annotations
 
 import gc
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Final
@@ -84,6 +96,12 @@ _EXPOSE: Final = 1
 _NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(2)) for c in range(52))
 _POS_BYTE: Final = tuple(bytes((100 + p,)) for p in range(53))
 
+#: The streamlined searches (level: 2 also leaves out moving part of a run between
+#: columns; 1 does not), each until the given share of the budget (time and nodes)
+#: is spent, before the complete search (level 0) gets the rest.
+STREAMLINED_PHASES: Final = ((2, 0.2), (1, 0.5))
+#: The node cap of the streamlined search's first attempt (doubled at each restart).
+RESTART_NODES: Final = 50_000
 DEFAULT_BUDGET_SECONDS: Final = 10.0
 DEFAULT_MAX_NODES: Final = 5_000_000
 
@@ -113,9 +131,16 @@ class _Budget(Exception):
 
 
 class _Search:
-    __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes")
+    __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
+                 "shuffle")
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None) -> None:
+        #: Restarts of the streamlined search shuffle the moves within each group.
+        self.shuffle = shuffle
+        #: Streamlining (module notes): 0 for the complete search; from 1 every
+        #: foundation move is made at once and nothing is taken back; 2 also leaves out
+        #: moves of part of a run between columns.
+        self.eager = level
         self.cols = [list(c) for c in game.columns]
         self.down = list(game.down)
         self.found = list(game.foundations)
@@ -268,7 +293,8 @@ class _Search:
     def auto(self, records: list) -> None:
         """Apply safe foundation moves until none is left (see the module notes)."""
         cols, found = self.cols, self.found
-        talon_auto = self.draw == 1
+        eager = self.eager
+        talon_auto = self.draw == 1 or eager
         changed = True
         while changed:
             changed = False
@@ -277,7 +303,7 @@ class _Search:
                 while col:
                     s, r, o1, o2, sib = _SAFE[col[-1]]
                     if found[s] == r - 1 and (
-                        r == 1 or (found[o1] >= r - 1 and found[o2] >= r - 1 and found[sib] >= r - 2)
+                        r == 1 or eager or (found[o1] >= r - 1 and found[o2] >= r - 1 and found[sib] >= r - 2)
                     ):
                         records.append(self.apply((T2F, i)))
                         changed = True
@@ -285,14 +311,16 @@ class _Search:
                         break
             if talon_auto and self.talon:
                 talon = self.talon
-                if self.vegas:
+                if self.vegas or self.draw == 3:
+                    # Only the waste's top: reaching another card changes what the
+                    # stock can reach next (draw three's groups, Vegas's single pass).
                     candidates = (self.pos,) if self.pos else ()
                 else:
                     candidates = range(len(talon), 0, -1)
                 for p in candidates:
                     s, r, o1, o2, sib = _SAFE[talon[p - 1]]
                     if found[s] == r - 1 and (
-                        r == 1 or (found[o1] >= r - 1 and found[o2] >= r - 1 and found[sib] >= r - 2)
+                        r == 1 or eager or (found[o1] >= r - 1 and found[o2] >= r - 1 and found[sib] >= r - 2)
                     ):
                         records.append(self.apply((W2F, p)))
                         changed = True
@@ -321,7 +349,7 @@ class _Search:
             zr = RANK[z]
             fz = found[zs]
             if fz >= zr:
-                if fz == zr:
+                if fz == zr and not self.eager:
                     result.append((F2T, zs, j))
                 continue
             for i in range(7):
@@ -339,7 +367,7 @@ class _Search:
                     p = talon.index(z) + 1
                     if p in positions:
                         result.append((W2T, p, j))
-        if tb and found[s] == r - 1 and r > 1:
+        if tb and found[s] == r - 1 and r > 1 and not self.eager:
             below = t - 1
             for jj in range(7):
                 col = cols[jj]
@@ -446,7 +474,7 @@ class _Search:
                 if targets:
                     for j in targets:
                         from_talon.append((W2T, p, j))
-        for s in range(4):
+        for s in range(4 if not self.eager else 0):
             r = found[s]
             if r:
                 c = s * 13 + r - 1
@@ -458,12 +486,20 @@ class _Search:
                     if targets:
                         for j in targets:
                             backs.append((F2T, s, j))
-        if flips:
+        shuffle = self.shuffle
+        if shuffle is not None:
+            shuffle(flips)
+            shuffle(from_talon)
+            shuffle(emptying)
+            shuffle(other)
+        elif flips:
             flips.sort(key=_first, reverse=True)
+        if flips:
             up += [m for _, m in flips]
         up += from_talon
         up += emptying
-        up += other
+        if self.eager < 2:
+            up += other
         up += backs
         return up
 
@@ -513,9 +549,9 @@ def solve(
     Returns ``SolveResult("win", moves, …)`` with a line verified by replaying it on
     ``game.copy()``, ``"lose"`` when no win exists (the search space was exhausted),
     or ``"unknown"`` when ``budget_seconds`` or ``max_nodes`` ran out first
-    (``None`` means no limit). ``clock`` measures the budget and ``seconds``: wall
-    time by default; ``time.process_time`` gives CPU time (benchmarks on a busy
-    machine)."""
+    (``None`` means no limit); the streamlined searches may use the first half of
+    each (module notes). ``clock`` measures the budget and ``seconds``: wall time by
+    default; ``time.process_time`` gives CPU time (benchmarks on a busy machine)."""
     start = clock()
     if game.won:
         return SolveResult(WIN, [], 0, clock() - start)
@@ -525,15 +561,50 @@ def solve(
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the search allocates millions of small acyclic objects
     try:
-        return _solve(game, start, deadline, node_limit, clock)
+        nodes = 0
+        for level, share in STREAMLINED_PHASES:
+            phase_deadline = start + share * budget_seconds if budget_seconds is not None else None
+            phase_limit = max(int(share * node_limit) - nodes, 0) if node_limit >= 0 else -1
+            result = _streamlined(game, start, phase_deadline, phase_limit, clock, level)
+            nodes += result.nodes
+            if result.result == WIN:
+                result.nodes = nodes
+                return result
+        rest = max(node_limit - nodes, 0) if node_limit >= 0 else -1
+        result = _solve(game, start, deadline, rest, clock)
+        result.nodes += nodes
+        return result
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
+def _streamlined(game: Game, start: float, deadline: float | None, node_limit: int,
+                 clock: Callable[[], float], level: int) -> SolveResult:
+    """The streamlined search, restarted: first in the usual order with a node cap,
+    then with the moves shuffled within their groups (seeded, so the same budget
+    gives the same answer) and the cap doubled each time, until a win, the end of its
+    space, or its budget. A depth-first search that took a bad turn early stays in
+    that subtree; a restart does not."""
+    nodes = 0
+    cap = RESTART_NODES
+    attempt = 0
+    while True:
+        limit = cap if node_limit < 0 else min(cap, node_limit - nodes)
+        shuffle = random.Random(attempt).shuffle if attempt else None
+        result = _solve(game, start, deadline, limit, clock, level, shuffle)
+        nodes += result.nodes
+        if result.result != UNKNOWN or result.nodes < limit or (0 <= node_limit <= nodes):
+            result.nodes = nodes
+            return result
+        attempt += 1
+        cap *= 2
+
+
 def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
-           clock: Callable[[], float]) -> SolveResult:
-    search = _Search(game)
+           clock: Callable[[], float], level: int = 0,
+           shuffle: Callable[[list], None] | None = None) -> SolveResult:
+    search = _Search(game, level, shuffle)
     root: list[tuple] = []
     search.auto(root)
     nodes = 1
