@@ -224,3 +224,47 @@ def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> G
         if game.stock:
             game.apply(Move.draw())
     return game
+
+
+# -- the stock's reach ------------------------------------------------------------------
+
+def reachable_tops(n: int, pos: int, draw: int, vegas: bool) -> set[int]:
+    """Every talon position (1-based) that can be the waste's top, by drawing and
+    recycling as the rules do, simulated step by step."""
+    seen, states = set(), set()
+    while pos not in states:
+        states.add(pos)
+        if pos:
+            seen.add(pos)
+        if pos < n:
+            pos = min(pos + draw, n)
+        elif vegas:
+            break
+        else:
+            pos = 0
+    return seen
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+@pytest.mark.parametrize("vegas", [False, True])
+def test_the_stock_reaches_exactly_the_cards_the_rules_let_it_reach(draw, vegas):
+    """The solver's macro-moves (``talon_positions``) against a step-by-step
+    simulation, for every talon size and waste size. A missing position once made
+    the solver call winnable draw-three deals lost."""
+    from games.solver.search import _Search
+
+    for n in range(0, 25):
+        for pos in range(0, n + 1):
+            game = Game.new(f"KL1-D{draw}{'V' if vegas else 'N'}-AAAAAAB")
+            search = _Search(game)
+            search.talon, search.pos = list(range(n)), pos
+            assert set(search.talon_positions()) == reachable_tops(n, pos, draw, vegas), (n, pos)
+
+
+@pytest.mark.parametrize("code", ["KL1-D3N-AAAAAJD", "KL1-D3N-AAAAAUV", "KL1-D3N-AAAAATI", "KL1-D3N-AAAAAH3"])
+def test_draw_three_deals_once_wrongly_called_lost_are_won(code):
+    # A plain search over the engine's legal moves finds a win in each (checked when
+    # the bug was found); the solver called them lost while it missed the cards a
+    # recycle brings up.
+    game = Game.new(code)
+    assert_replays_to_win(game, solve(game, budget_seconds=30))

@@ -185,11 +185,14 @@ class _Search:
         while p < n:
             p = p + 3 if p + 3 < n else n
             result.append(p)
-        if not self.vegas and pos % 3 and pos != n:
+        if not self.vegas:
+            # After a recycle: 3, 6, … and the last card, whichever are not reached
+            # already (all of them when the waste holds the whole talon).
+            reached = set(result)
             p = 0
-            while p < pos:
+            while p < n:
                 p = p + 3 if p + 3 < n else n
-                if p < pos:
+                if p not in reached:
                     result.append(p)
         return result
 
