@@ -5,11 +5,13 @@ a budget that runs out gives "unknown"."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
 from games.engine import Game, Move, Scoring, to_bytes
 from games.solver import SolveResult, solve
+from games.solver import search
 from tests.engine_helpers import position
 
 ALL_UP = {"S": 13, "H": 13, "D": 13, "C": 13}
@@ -224,6 +226,68 @@ def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> G
         if game.stock:
             game.apply(Move.draw())
     return game
+
+
+# -- the complete search and the relaxation on their own ---------------------------------
+
+def complete_search(game: Game) -> str:
+    """The complete search alone (no streamlined search before it)."""
+    start = time.perf_counter()
+    return search._solve(game, start, start + 60, -1, time.perf_counter).result
+
+
+def relaxation(game: Game) -> str:
+    """The draw-one-Normal relaxation alone: "lose" is a proof for every mode."""
+    start = time.perf_counter()
+    return search._relaxed(game, start, start + 60, -1, time.perf_counter).result
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+@pytest.mark.parametrize("scoring", ["normal", "vegas"])
+def test_the_only_win_empties_a_column_for_a_king(draw, scoring):
+    # K♣ covers 2♠ and Q♣ lies under 3♠: the one way out is Q♠ onto K♥, emptying
+    # its column, then K♣ into it. The complete search delays such a move until a
+    # King uses the column: it must still find this line.
+    game = position(["#2S KC", "#QC 3S", "#QH KH", "QS", "8S 7S 6S 5S 4S", "KS", "JS TS 9S"],
+                    foundations={"S": 1, "H": 11, "D": 13, "C": 11}, draw=draw, scoring=scoring)
+    assert brute_force(game) is True
+    assert complete_search(game) == "win"
+    assert_replays_to_win(game, solve(game))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_complete_search_alone_agrees_with_brute_force(seed):
+    """The pruning of the complete search never loses a win, and the relaxation never
+    calls a winnable position lost (random endgames in every mode)."""
+    rng = random.Random(1000 + seed)
+    checked = 0
+    while checked < 40:
+        game = _random_endgame(rng, rng.randrange(8, 15), rng.choice((1, 3)), rng.random() < 0.5)
+        expected = brute_force(game, limit=20_000)
+        if expected is None:
+            continue
+        checked += 1
+        assert complete_search(game) == ("win" if expected else "lose"), game.snapshot()
+        if expected:
+            assert relaxation(game) == "win", game.snapshot()
+
+
+def test_relaxation_proves_a_draw_three_loss():
+    # Lost even drawing one with unlimited passes, so lost drawing three in one pass.
+    game = spades_left(["#2S 3S", "4S", "5S", "6S", "7S 8S", "9S", "TS"], stock="JS QS KS",
+                       draw=3, scoring="vegas")
+    assert relaxation(game) == "lose"
+    assert solve(game).result == "lose"
+
+
+def test_relaxation_proves_nothing_when_drawing_one_wins():
+    # Lost drawing three in one pass (2♠ never reaches the top in time), won drawing
+    # one: the relaxation finds the draw-one win, and the game's own search the loss.
+    game = spades_left(["4S", "5S", "6S", "7S", "8S", "9S", "TS"], stock="2S JS 3S QS KS",
+                       draw=3, scoring="vegas")
+    assert relaxation(game) == "win"
+    assert complete_search(game) == "lose"
+    assert solve(game).result == "lose"
 
 
 # -- the stock's reach ------------------------------------------------------------------

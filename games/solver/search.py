@@ -93,13 +93,18 @@ _CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
 #: Obligation kinds.
 _TB: Final = 0
 _EXPOSE: Final = 1
-_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(2)) for c in range(52))
+_EMPTY: Final = 2
+_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(3)) for c in range(52))
 _POS_BYTE: Final = tuple(bytes((100 + p,)) for p in range(53))
 
 #: The streamlined searches (level: 2 also leaves out moving part of a run between
 #: columns; 1 does not), each until the given share of the budget (time and nodes)
 #: is spent, before the complete search (level 0) gets the rest.
 STREAMLINED_PHASES: Final = ((2, 0.2), (1, 0.5))
+#: Draw three and Vegas games are also searched as draw one Normal (a superset of
+#: their moves), to prove a loss faster: this phase, between the streamlined ones.
+RELAXATION: Final = -1
+OTHER_MODE_PHASES: Final = ((2, 0.2), (RELAXATION, 0.4), (1, 0.55))
 #: The node cap of the streamlined search's first attempt (doubled at each restart).
 RESTART_NODES: Final = 50_000
 DEFAULT_BUDGET_SECONDS: Final = 10.0
@@ -134,7 +139,8 @@ class _Search:
     __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
                  "shuffle")
 
-    def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None) -> None:
+    def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
+                 relaxed: bool = False) -> None:
         #: Restarts of the streamlined search shuffle the moves within each group.
         self.shuffle = shuffle
         #: Streamlining (module notes): 0 for the complete search; from 1 every
@@ -146,9 +152,10 @@ class _Search:
         self.found = list(game.foundations)
         self.talon = list(game.waste) + list(reversed(game.stock))
         self.pos = len(game.waste)
-        self.draw = game.draw
-        self.vegas = game.vegas
-        self.d1n = game.draw == 1 and not game.vegas
+        #: ``relaxed``: search draw one Normal whatever the game's mode (see solve()).
+        self.draw = 1 if relaxed else game.draw
+        self.vegas = False if relaxed else game.vegas
+        self.d1n = self.draw == 1 and not self.vegas
         #: ``enc[i]``: column i's part of the key (cards, then a byte 200 + face-down
         #: count); ``tbytes``: the talon's part. Kept up to date by apply/undo.
         self.enc = [bytes(self.cols[i]) + _DOWN_BYTE[self.down[i]] for i in range(7)]
@@ -329,11 +336,13 @@ class _Search:
                         changed = True
                         break
 
-    def moves_onto(self, t: int, tb: bool) -> list[tuple]:
+    def moves_onto(self, t: int, ob_kind: int) -> list[tuple]:
         """The moves that discharge an obligation on the card ``t`` (a column's top):
         a card onto ``t``; also ``t`` to its foundation when it was exposed (``tb``
         false), or the take-back of the card under ``t`` on its foundation when ``t``
         was taken back (``tb`` true)."""
+        if ob_kind == _EMPTY:
+            return self.kings_to_empty()
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
         for j in range(7):
             col = cols[j]
@@ -341,6 +350,7 @@ class _Search:
                 break
         else:
             return []
+        tb = ob_kind == _TB
         fits = ACCEPTS[t]
         result: list[tuple] = []
         s, r = SUIT[t], RANK[t]
@@ -378,6 +388,30 @@ class _Search:
                     result.append((F2T, s, jj))
         return result
 
+    def kings_to_empty(self) -> list[tuple]:
+        """Every move of a King into an empty column (one column: they are alike)."""
+        cols, down = self.cols, self.down
+        for e in range(7):
+            if not cols[e]:
+                break
+        else:
+            return []
+        result: list[tuple] = []
+        for i in range(7):
+            col = cols[i]
+            for k in range(max(down[i], 1), len(col)):
+                if RANK[col[k]] == 13:
+                    result.append((T2T, i, k, e))
+        talon = self.talon
+        for p in self.talon_positions():
+            if RANK[talon[p - 1]] == 13:
+                result.append((W2T, p, e))
+        if not self.eager:
+            for s in range(4):
+                if self.found[s] == 13:
+                    result.append((F2T, s, e))
+        return result
+
     def delayable(self, move: tuple) -> int:
         """The obligation a move leaves (see :func:`_solve`): ``_TB`` for a take-back,
         ``_EXPOSE`` for a run moved off a face-up card or (draw one Normal) a talon
@@ -386,10 +420,34 @@ class _Search:
         if kind == F2T:
             return _TB
         if kind == T2T:
-            return _EXPOSE if move[2] > self.down[move[1]] else -1
+            k, d = move[2], self.down[move[1]]
+            if k > d:
+                return _EXPOSE
+            return -1 if d else _EMPTY
         if kind == W2T and self.d1n:
             return _EXPOSE
         return -1
+
+    def pairable(self, ob: tuple, move: tuple) -> bool:
+        """Whether ``move`` is delayable and one later move could discharge both its
+        obligation and ``ob``: only a take-back of the card under a taken-back card
+        onto the other obligation's card does (nothing else discharges two)."""
+        kind2 = self.delayable(move)
+        if kind2 < 0 or kind2 == _EMPTY:
+            return False
+        a, kind1 = ob
+        if kind1 == _EMPTY:
+            return False
+        kind = move[0]
+        if kind == T2T:
+            b = self.cols[move[1]][move[2] - 1]
+        elif kind == W2T:
+            b = self.talon[move[1] - 1]
+        else:
+            b = move[1] * 13 + self.found[move[1]] - 1
+        if kind2 == _TB and RANK[b] > 1 and b - 1 in ACCEPTS[a]:
+            return True
+        return kind1 == _TB and RANK[a] > 1 and a - 1 in ACCEPTS[b]
 
     def target(self, move: tuple) -> int:
         """The card a move puts a card on (-1 for an empty column or a foundation)."""
@@ -406,9 +464,13 @@ class _Search:
         """Whether ``move`` (about to be applied; ``target`` is :meth:`target`)
         discharges the obligation ``ob = (card, kind)``."""
         t, ob_kind = ob
+        kind = move[0]
+        if ob_kind == _EMPTY:
+            if kind == T2T:
+                return not self.cols[move[3]]
+            return (kind == W2T or kind == F2T) and not self.cols[move[2]]
         if target == t:
             return True
-        kind = move[0]
         if ob_kind == _TB:
             return kind == F2T and move[1] == SUIT[t] and self.found[move[1]] == RANK[t] - 1
         return kind == T2F and self.cols[move[1]][-1] == t
@@ -565,9 +627,17 @@ def solve(
     gc.disable()  # the search allocates millions of small acyclic objects
     try:
         nodes = 0
-        for level, share in STREAMLINED_PHASES:
+        phases = STREAMLINED_PHASES if game.draw == 1 and not game.vegas else OTHER_MODE_PHASES
+        for level, share in phases:
             phase_deadline = start + share * budget_seconds if budget_seconds is not None else None
             phase_limit = max(int(share * node_limit) - nodes, 0) if node_limit >= 0 else -1
+            if level == RELAXATION:
+                result = _relaxed(game, start, phase_deadline, phase_limit, clock)
+                nodes += result.nodes
+                if result.result == LOSE:
+                    result.nodes = nodes
+                    return result
+                continue
             result = _streamlined(game, start, phase_deadline, phase_limit, clock, level)
             nodes += result.nodes
             if result.result == WIN:
@@ -582,8 +652,23 @@ def solve(
             gc.enable()
 
 
+def _relaxed(game: Game, start: float, deadline: float | None, node_limit: int,
+             clock: Callable[[], float]) -> SolveResult:
+    """The game searched as draw one Normal: ``"lose"`` there is a loss in every mode
+    (module notes). A streamlined search first, since a relaxed win, the usual
+    answer, ends the relaxation."""
+    quick_limit = RESTART_NODES if node_limit < 0 else min(RESTART_NODES, node_limit)
+    quick = _solve(game, start, deadline, quick_limit, clock, 1, None, True)
+    if quick.result == WIN or (0 <= node_limit <= quick.nodes):
+        return quick
+    rest = node_limit - quick.nodes if node_limit >= 0 else -1
+    result = _solve(game, start, deadline, rest, clock, 0, None, True)
+    result.nodes += quick.nodes
+    return result
+
+
 def _streamlined(game: Game, start: float, deadline: float | None, node_limit: int,
-                 clock: Callable[[], float], level: int) -> SolveResult:
+                 clock: Callable[[], float], level: int, relaxed: bool = False) -> SolveResult:
     """The streamlined search, restarted: first in the usual order with a node cap,
     then with the moves shuffled within their groups (seeded, so the same budget
     gives the same answer) and the cap doubled each time, until a win, the end of its
@@ -595,7 +680,7 @@ def _streamlined(game: Game, start: float, deadline: float | None, node_limit: i
     while True:
         limit = cap if node_limit < 0 else min(cap, node_limit - nodes)
         shuffle = random.Random(attempt).shuffle if attempt else None
-        result = _solve(game, start, deadline, limit, clock, level, shuffle)
+        result = _solve(game, start, deadline, limit, clock, level, shuffle, relaxed)
         nodes += result.nodes
         if result.result != UNKNOWN or result.nodes < limit or (0 <= node_limit <= nodes):
             result.nodes = nodes
@@ -606,8 +691,8 @@ def _streamlined(game: Game, start: float, deadline: float | None, node_limit: i
 
 def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
            clock: Callable[[], float], level: int = 0,
-           shuffle: Callable[[list], None] | None = None) -> SolveResult:
-    search = _Search(game, level, shuffle)
+           shuffle: Callable[[list], None] | None = None, relaxed: bool = False) -> SolveResult:
+    search = _Search(game, level, shuffle, relaxed)
     root: list[tuple] = []
     search.auto(root)
     nodes = 1
@@ -619,24 +704,20 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
         key, apply, undo, auto, gen, won = (
             search.key, search.apply, search.undo, search.auto, search.moves, search.won,
         )
-        moves_onto, delayable, target, discharges = (
-            search.moves_onto, search.delayable, search.target, search.discharges,
+        moves_onto, delayable, target, discharges, pairable = (
+            search.moves_onto, search.delayable, search.target, search.discharges, search.pairable,
         )
 
         def candidates(pending: tuple) -> list[tuple]:
             if not pending:
                 return gen()
             first = pending[0]
-            result = moves_onto(first[0], first[1] == _TB)
+            result = moves_onto(first[0], first[1])
             if len(pending) == 2:
                 second = pending[1]
                 return [m for m in result if discharges(m, target(m), second)]
-            # One more delayable move may come first if the next move discharges both:
-            # any delayable after a take-back, a take-back after the others.
-            if first[1] == _TB:
-                extra = [m for m in gen() if delayable(m) >= 0]
-            else:
-                extra = [m for m in gen() if m[0] == F2T]
+            # One more delayable move may come first if the next move discharges both.
+            extra = [m for m in gen() if pairable(first, m)]
             return result + extra
 
         cols = search.cols
@@ -664,8 +745,11 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
             if ob_kind >= 0:
                 # The card to be used next: the one a run was moved off, or the
                 # card just put on a column.
-                col = cols[move[1]] if move[0] == T2T else cols[move[-1]]
-                left += ((col[-1], ob_kind),)
+                if ob_kind == _EMPTY:
+                    left += ((0, _EMPTY),)
+                else:
+                    col = cols[move[1]] if move[0] == T2T else cols[move[-1]]
+                    left += ((col[-1], ob_kind),)
             records = [record]
             nodes += 1
             if not left:
@@ -697,7 +781,9 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
             elif 0 <= node_limit <= nodes:
                 result = UNKNOWN
                 break
-    if result != WIN:
+    if result != WIN or relaxed:
+        # A relaxed win is no line for the real game: it only says the relaxation
+        # cannot prove a loss.
         return SolveResult(result, [], nodes, clock() - start)
     line = root + [r for records in path for r in records]
     moves, final = _expand(game, line)
