@@ -272,6 +272,26 @@ def test_complete_search_alone_agrees_with_brute_force(seed):
             assert relaxation(game) == "win", game.snapshot()
 
 
+@pytest.mark.parametrize("code", ["KL1-D1N-AAAAAAB", "KL1-D1N-AAAAAAM", "KL1-D3N-AAAAAAE"])
+def test_pair_moves_are_exactly_the_pairable_moves(code, monkeypatch):
+    """``pair_moves`` (generated directly, for speed) equals its specification, the
+    moves among all candidates that ``pairable`` accepts, at every call of a search."""
+    generate = search._Search.pair_moves
+    calls = []
+
+    def checked(self, ob):
+        moves = generate(self, ob)
+        expected = {m for m in self.moves() if self.pairable(ob, m)}
+        assert len(moves) == len(set(moves)) and set(moves) == expected, ob
+        calls.append(len(moves))
+        return moves
+
+    monkeypatch.setattr(search._Search, "pair_moves", checked)
+    start = time.perf_counter()
+    search._solve(Game.new(code), start, None, 20_000, time.perf_counter)
+    assert sum(map(bool, calls)) > 100
+
+
 def test_relaxation_proves_a_draw_three_loss():
     # Lost even drawing one with unlimited passes, so lost drawing three in one pass.
     game = spades_left(["#2S 3S", "4S", "5S", "6S", "7S 8S", "9S", "TS"], stock="JS QS KS",

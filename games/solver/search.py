@@ -88,6 +88,8 @@ _OPPOSITE: Final = ((1, 2), (0, 3), (0, 3), (1, 2))
 _SIBLING: Final = (3, 2, 1, 0)
 #: Per card: (suit, rank, opposite suit 1, opposite suit 2, same-colour other suit).
 _SAFE: Final = tuple((SUIT[c], RANK[c], *_OPPOSITE[SUIT[c]], _SIBLING[SUIT[c]]) for c in range(52))
+#: Per card: the cards it may be put on (its two parents; none for a King).
+_PARENTS: Final = tuple(tuple(p for p in range(52) if c in ACCEPTS[p]) for c in range(52))
 _DOWN_BYTE: Final = tuple(bytes((200 + d,)) for d in range(52))
 _CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
 #: Obligation kinds.
@@ -449,6 +451,58 @@ class _Search:
             return True
         return kind1 == _TB and RANK[a] > 1 and a - 1 in ACCEPTS[b]
 
+    def pair_moves(self, ob: tuple) -> list[tuple]:
+        """The moves for which :meth:`pairable` holds, generated directly: take-backs
+        of a card whose under-card fits on ``ob``'s card, and (``ob`` a take-back of
+        ``a``) the delayable moves that expose or place a parent of ``a - 1``."""
+        a, kind1 = ob
+        if kind1 == _EMPTY or self.eager:
+            return []
+        cols, found = self.cols, self.found
+        result: list[tuple] = []
+        fits_a = ACCEPTS[a]
+        taken: set[int] = set()
+        for s in range(4):
+            r = found[s]
+            if r >= 2 and s * 13 + r - 2 in fits_a:
+                taken.add(s * 13 + r - 1)
+        if kind1 == _TB and RANK[a] > 1:
+            for parent in _PARENTS[a - 1]:
+                s, r = SUIT[parent], RANK[parent]
+                if found[s] == r:
+                    taken.add(parent)
+                    continue
+                if found[s] > r:
+                    continue
+                for i in range(7):
+                    col = cols[i]
+                    if parent in col:
+                        q = col.index(parent)
+                        if self.down[i] <= q < len(col) - 1:
+                            self._onto_tops(result, (T2T, i, q + 1), col[q + 1], i)
+                        break
+                else:
+                    if self.d1n and parent in self.talon:
+                        self._onto_tops(result, (W2T, self.talon.index(parent) + 1), parent, -1)
+        for card in taken:
+            self._onto_tops(result, (F2T, SUIT[card]), card, -1)
+        return result
+
+    def _onto_tops(self, result: list[tuple], head: tuple, card: int, source: int) -> None:
+        """Append ``head + (j,)`` for every column ``j`` (not ``source``) that can take
+        ``card``: one whose top accepts it, or the first empty one for a King."""
+        cols = self.cols
+        if RANK[card] == 13:
+            for j in range(7):
+                if not cols[j]:
+                    result.append(head + (j,))
+                    return
+            return
+        for j in range(7):
+            col = cols[j]
+            if col and j != source and card in ACCEPTS[col[-1]]:
+                result.append(head + (j,))
+
     def target(self, move: tuple) -> int:
         """The card a move puts a card on (-1 for an empty column or a foundation)."""
         kind = move[0]
@@ -704,8 +758,8 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
         key, apply, undo, auto, gen, won = (
             search.key, search.apply, search.undo, search.auto, search.moves, search.won,
         )
-        moves_onto, delayable, target, discharges, pairable = (
-            search.moves_onto, search.delayable, search.target, search.discharges, search.pairable,
+        moves_onto, delayable, target, discharges, pair_moves = (
+            search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
         )
 
         def candidates(pending: tuple) -> list[tuple]:
@@ -717,7 +771,7 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
                 second = pending[1]
                 return [m for m in result if discharges(m, target(m), second)]
             # One more delayable move may come first if the next move discharges both.
-            extra = [m for m in gen() if pairable(first, m)]
+            extra = pair_moves(first)
             return result + extra
 
         cols = search.cols
