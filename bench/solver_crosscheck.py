@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--most", type=int, help="check at most this many losses per mode")
     args = parser.parse_args(argv)
     modes = [m.strip().upper() for m in args.modes.split(",") if m.strip()]
+    for mode in modes:
+        if mode not in ("D1N", "D3N", "D1V", "D3V"):
+            parser.error(f"unknown mode {mode}")
     with open(args.rows) as rows_file:
         rows = sorted((json.loads(line) for line in rows_file), key=lambda r: (r["mode"], r["deal"]))
     totals = {mode: dict.fromkeys(VERDICTS.values(), 0) for mode in modes}

@@ -45,6 +45,30 @@ Techniques (and why each one keeps a "lose" answer a proof):
   search is a plain graph search for a winning state, so a global visited set keeps it
   complete.
 
+* **Obligations** (a partial-order reduction). Some moves only matter through the
+  move that later *uses* what they produced, and nothing in between needs them, so a
+  winning line can always be rearranged to play them right before that use: a
+  take-back (used by a card put on the card taken back, or by taking back the card
+  under it), a run moved off a face-up card (used by a card put on the card it
+  uncovered, or that card going up), a talon card put on a column in draw one Normal
+  (used by a card put on it), and a whole column moved onto another so that it is
+  empty (used by a King moved into an empty column; an empty column takes nothing
+  else). After such a move the search allows only its uses, plus, when one move can
+  serve two pending obligations at once (a take-back of the card under a taken-back
+  card onto the other's card), the second delayable move first
+  (:meth:`_Search.pair_moves`).
+  The pending obligations are part of the transposition key. Turning a face-down card
+  up is *not* delayable: the card's use may need two chains of delayable moves at
+  once (its own target built from the talon, and the target of the run moved off it)
+  — a counterexample found on real deals, where that rule called won deals lost.
+
+* **Relaxation.** Every move of draw three or of Vegas is a move of draw one Normal
+  from the same position (the talon reaches a subset of its cards; nothing else
+  differs), so a position lost in draw one Normal is lost in every mode. :func:`solve`
+  searches draw three and Vegas games as draw one Normal for part of the budget: its
+  losses are often proved much faster there (any talon card can be played at any
+  time, so the talon's position drops out of the state), and its "lose" is the answer.
+
 * **Streamlined searches first.** :func:`solve` first spends up to half its budget on
   smaller searches (Blake & Gent call such restrictions streamliners): every
   foundation move is made at once and no card is taken back; in the first fifth of
@@ -415,9 +439,10 @@ class _Search:
         return result
 
     def delayable(self, move: tuple) -> int:
-        """The obligation a move leaves (see :func:`_solve`): ``_TB`` for a take-back,
+        """The obligation a move leaves (module notes): ``_TB`` for a take-back,
         ``_EXPOSE`` for a run moved off a face-up card or (draw one Normal) a talon
-        card put on a column, ``-1`` for the others."""
+        card put on a column, ``_EMPTY`` for a whole column moved onto another,
+        ``-1`` for the others."""
         kind = move[0]
         if kind == F2T:
             return _TB
@@ -668,9 +693,11 @@ def solve(
     Returns ``SolveResult("win", moves, …)`` with a line verified by replaying it on
     ``game.copy()``, ``"lose"`` when no win exists (the search space was exhausted),
     or ``"unknown"`` when ``budget_seconds`` or ``max_nodes`` ran out first
-    (``None`` means no limit); the streamlined searches may use the first half of
-    each (module notes). ``clock`` measures the budget and ``seconds``: wall time by
-    default; ``time.process_time`` gives CPU time (benchmarks on a busy machine)."""
+    (``None`` means no limit); the streamlined searches and, for draw three and
+    Vegas, the draw-one-Normal relaxation may use the first half of each
+    (:data:`STREAMLINED_PHASES`, :data:`OTHER_MODE_PHASES`, module notes).
+    ``clock`` measures the budget and ``seconds``: wall time by default;
+    ``time.process_time`` gives CPU time (benchmarks on a busy machine)."""
     start = clock()
     if game.won:
         return SolveResult(WIN, [], 0, clock() - start)
