@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -190,18 +191,24 @@ def test_small_wins_replay(draw, scoring):
 def test_random_small_positions_agree_with_brute_force(seed):
     """Random endgames of 8–12 cards in every mode: the solver's answer is exactly the
     brute force's, and its wins replay."""
-    rng = random.Random(seed)
-    checked = 0
-    while checked < 8:
-        game = _random_endgame(rng, rng.randrange(8, 13), rng.choice((1, 3)), rng.random() < 0.5)
-        expected = brute_force(game, limit=20_000)
-        if expected is None:
-            continue
-        checked += 1
+    for game, expected in decided_endgames(random.Random(seed), 8, cards=range(8, 13)):
         result = solve(game, budget_seconds=30)
         assert result.result == ("win" if expected else "lose"), (game.snapshot(), expected)
         if expected:
             assert_replays_to_win(game, result)
+
+
+def decided_endgames(rng: random.Random, how_many: int, cards: range) -> Iterator[tuple[Game, bool]]:
+    """``how_many`` random endgames (a card count from ``cards``, any mode) with the
+    brute force's answer, skipping those too big for it."""
+    checked = 0
+    while checked < how_many:
+        game = _random_endgame(rng, rng.randrange(cards.start, cards.stop), rng.choice((1, 3)),
+                               rng.random() < 0.5)
+        expected = brute_force(game, limit=20_000)
+        if expected is not None:
+            checked += 1
+            yield game, expected
 
 
 def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> Game:
@@ -259,14 +266,7 @@ def test_the_only_win_empties_a_column_for_a_king(draw, scoring):
 def test_complete_search_alone_agrees_with_brute_force(seed):
     """The pruning of the complete search never loses a win, and the relaxation never
     calls a winnable position lost (random endgames in every mode)."""
-    rng = random.Random(1000 + seed)
-    checked = 0
-    while checked < 40:
-        game = _random_endgame(rng, rng.randrange(8, 15), rng.choice((1, 3)), rng.random() < 0.5)
-        expected = brute_force(game, limit=20_000)
-        if expected is None:
-            continue
-        checked += 1
+    for game, expected in decided_endgames(random.Random(1000 + seed), 40, cards=range(8, 15)):
         assert complete_search(game) == ("win" if expected else "lose"), game.snapshot()
         if expected:
             assert relaxation(game) == "win", game.snapshot()

@@ -363,10 +363,11 @@ class _Search:
                         break
 
     def moves_onto(self, t: int, ob_kind: int) -> list[tuple]:
-        """The moves that discharge an obligation on the card ``t`` (a column's top):
-        a card onto ``t``; also ``t`` to its foundation when it was exposed (``tb``
-        false), or the take-back of the card under ``t`` on its foundation when ``t``
-        was taken back (``tb`` true)."""
+        """The moves that discharge an obligation of kind ``ob_kind`` on the card ``t``
+        (a column's top): a card onto ``t``; also ``t`` to its foundation when it was
+        exposed, or the take-back of the card under ``t`` on its foundation when ``t``
+        was taken back. For an emptied column (``_EMPTY``, ``t`` unused): a King into
+        an empty column."""
         if ob_kind == _EMPTY:
             return self.kings_to_empty()
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
@@ -458,7 +459,8 @@ class _Search:
     def pairable(self, ob: tuple, move: tuple) -> bool:
         """Whether ``move`` is delayable and one later move could discharge both its
         obligation and ``ob``: only a take-back of the card under a taken-back card
-        onto the other obligation's card does (nothing else discharges two)."""
+        onto the other obligation's card does (nothing else discharges two). The
+        specification of :meth:`pair_moves`, which the search calls instead."""
         kind2 = self.delayable(move)
         if kind2 < 0 or kind2 == _EMPTY:
             return False
@@ -825,7 +827,7 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
             record = apply(move)
             if ob_kind >= 0:
                 # The card to be used next: the one a run was moved off, or the
-                # card just put on a column.
+                # card just put on a column; none for an emptied column.
                 if ob_kind == _EMPTY:
                     left += ((0, _EMPTY),)
                 else:
