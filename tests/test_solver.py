@@ -352,3 +352,101 @@ def test_draw_three_deals_once_wrongly_called_lost_are_won(code):
     # recycle brings up.
     game = Game.new(code)
     assert_replays_to_win(game, solve(game, budget_seconds=30))
+
+
+# -- blocked positions ---------------------------------------------------------------------
+
+def blocked(game: Game) -> bool:
+    return search._Search(game).blocked()
+
+
+@pytest.mark.parametrize("draw,scoring", [(1, "normal"), (3, "vegas")])
+def test_a_card_that_covers_all_its_ways_out_makes_the_position_lost(draw, scoring):
+    # J♥ covers 10♥ (its foundation predecessor) and both black Queens (the only cards
+    # it can be put on): it can never leave, so neither can the cards under it.
+    game = position(["#TH #QS #QC JH", "KS", "KC", "#KH QH"],
+                    foundations={"S": 11, "H": 9, "D": 13, "C": 11}, draw=draw, scoring=scoring)
+    assert blocked(game)
+    assert brute_force(game) is False
+    result = solve(game)
+    assert result.result == "lose" and result.nodes == 1
+
+
+def test_a_blocking_cycle_across_columns_is_lost():
+    # J♥ covers 10♥ and Q♣, so it can only go on Q♠; Q♠ lies under J♦, which covers
+    # 10♦ and can only go on Q♣: each Jack waits for the other.
+    game = position(["#TH #QC JH", "#TD #QS JD", "KS", "KC", "KH QH"],
+                    foundations={"S": 11, "H": 9, "D": 9, "C": 11})
+    assert blocked(game)
+    assert brute_force(game) is False
+
+
+def test_the_same_cards_with_a_way_out_are_not_blocked():
+    # Q♠ moved to its own column: J♥ can go on it, and the game is won.
+    game = position(["#TH #QC JH", "KS", "KC", "#KH QH", "QS"],
+                    foundations={"S": 11, "H": 9, "D": 13, "C": 11})
+    assert not blocked(game)
+    assert brute_force(game) is True
+    assert_replays_to_win(game, solve(game))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_blocked_random_endgame_is_never_winnable(seed):
+    """The check is a proof: on random endgames in every mode, built with one card
+    above some of the cards it needs, every position it calls blocked is lost by the
+    brute force (and some of them are decided), and the solver says so at once."""
+    rng = random.Random(3000 + seed)
+    decided = 0
+    for _ in range(400):
+        game = _tangled_endgame(rng, rng.randrange(6, 11), rng.choice((1, 3)), rng.random() < 0.5)
+        if not blocked(game):
+            continue
+        expected = brute_force(game, limit=20_000)
+        assert expected is not True, game.snapshot()
+        if expected is False:
+            decided += 1
+            assert solve(game).result == "lose"
+    assert decided >= 5
+
+
+def _tangled_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> Game:
+    """A random endgame whose first column holds a card above some of the cards it
+    needs (its foundation predecessor, the cards it may be put on)."""
+    while True:
+        found = [13] * 4
+        while sum(found) > 52 - count:
+            s = rng.randrange(4)
+            if found[s]:
+                found[s] -= 1
+        cards = [s * 13 + r for s in range(4) for r in range(found[s], 13)]
+        knotted = [c for c in cards if 1 < c % 13 + 1 < 13 and c - 1 in cards]
+        if knotted:
+            break
+    card = rng.choice(knotted)
+    needs = [c for c in (card - 1, *search._PARENTS[card]) if c in cards]
+    rng.shuffle(needs)
+    knot = needs[:rng.randrange(1, len(needs) + 1)] + [card]
+    rest = [c for c in cards if c not in knot]
+    rng.shuffle(rest)
+    in_stock = rng.randrange(0, max(min(len(rest) - 6, 5), 0) + 1)
+    stock, rest = rest[:in_stock], rest[in_stock:]
+    columns = [knot] + [[c] for c in rest[:6]]
+    for c in rest[6:]:
+        columns[rng.randrange(7)].append(c)
+    columns += [[] for _ in range(7 - len(columns))]
+    down = [rng.randrange(len(col)) if col else 0 for col in columns]
+    game = Game(columns, down, stock, draw=draw, scoring=Scoring.VEGAS if vegas else Scoring.NORMAL)
+    game.foundations = found
+    return game
+
+
+@pytest.mark.parametrize("code", ["KL1-D1N-AAAAAAB", "KL1-D1N-AAAAAAC", "KL1-D3N-AAAAAAE", "KL1-D1V-AAAAAAJ"])
+def test_no_position_on_a_winning_line_is_blocked(code):
+    """Every position along the winning lines of real deals passes the check."""
+    game = Game.new(code)
+    result = solve(game, budget_seconds=30)
+    assert result.result == "win"
+    for move in result.moves:
+        assert not blocked(game), (code, move)
+        game.apply(move)
+    assert game.won

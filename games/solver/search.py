@@ -69,6 +69,21 @@ Techniques (and why each one keeps a "lose" answer a proof):
   losses are often proved much faster there (any talon card can be played at any
   time, so the talon's position drops out of the state), and its "lose" is the answer.
 
+* **Blocked positions.** :meth:`_Search.blocked` proves some positions lost without
+  searching: a card that can never leave from above a card it needs (J♥ on 10♥ and
+  on both black Queens, or two such cards waiting for each other across columns)
+  keeps cards off the foundations for good. It derives, as a least fixed point, which
+  cards could ever go up, which column cards could ever move onto a column, and which
+  cards could ever leave from above the card they cover; each fact is derived only
+  from facts that must hold earlier in any line where it happens, and the talon is
+  assumed to give any card at any time, so a card never derived is a proof of loss in
+  every mode, take-backs included. :func:`solve` checks the deal first (17 of deals
+  0–999 are blocked from the start, some beyond any search's reach in 10 s); the
+  search checks again after a move that puts a card above one it needs
+  (:meth:`_Search.new_needs`), while such checks keep pruning (one in
+  :data:`BLOCKED_MIN_RATE` or more; else only one move in :data:`BLOCKED_PROBE`),
+  since a check costs as much as about ten nodes.
+
 * **Streamlined searches first.** :func:`solve` first spends up to half its budget on
   smaller searches (Blake & Gent call such restrictions streamliners): every
   foundation move is made at once and no card is taken back; in the first fifth of
@@ -134,6 +149,13 @@ OTHER_MODE_PHASES: Final = ((2, 0.2), (RELAXATION, 0.4), (1, 0.55))
 #: The node cap of the streamlined search's first attempt (doubled at each restart).
 RESTART_NODES: Final = 50_000
 DEFAULT_BUDGET_SECONDS: Final = 10.0
+#: The blocked-position check during the search (module notes) pays off only where
+#: it prunes: it runs after a move that puts cards above one they need while at least
+#: one check in BLOCKED_MIN_RATE of the recent ones pruned, else on one such move in
+#: BLOCKED_PROBE (to notice when it starts paying again).
+BLOCKED_MIN_RATE: Final = 5
+BLOCKED_PROBE: Final = 16
+BLOCKED_WINDOW: Final = 4096
 DEFAULT_MAX_NODES: Final = 5_000_000
 
 
@@ -201,6 +223,114 @@ class _Search:
         elif not self.vegas and self.draw == 3 and (pos % 3 == 0 or pos == len(self.talon)):
             pos = 0
         return b"".join(encs) + self.tbytes + _POS_BYTE[pos]
+
+    def blocked(self) -> bool:
+        """Whether some card can never reach its foundation, whatever is played: then
+        the position is lost in every mode (module notes, "Blocked positions").
+
+        A least fixed point over three kinds of facts, each derived only from facts
+        that must have held *earlier* in any line where it happens: a card goes up
+        (its predecessor went up, and every card first dealt above it left from above
+        it); a column card moves onto a column (a King, or a parent that is on a
+        foundation, in the talon, or in a column with everything above it gone; a
+        face-down card only once everything above it is gone); a card leaves from above
+        a lower card (it goes up, it moves, or a face-up card between them moves and
+        carries it along). Nothing else constrains the talon, so this holds for every
+        draw and scoring."""
+        cols, down, found = self.cols, self.down, self.found
+        up = [False] * 52
+        for s in range(4):
+            for c in range(s * 13, s * 13 + found[s]):
+                up[c] = True
+        wcol = [-1] * 52
+        widx = [0] * 52
+        for i in range(7):
+            col = cols[i]
+            for k in range(len(col)):
+                c = col[k]
+                wcol[c] = i
+                widx[c] = k
+        movable = [[False] * len(col) for col in cols]
+        #: ``clear[i][k]``: every card above ``cols[i][k]`` can leave from above it.
+        clear = [[False] * len(col) for col in cols]
+        for i in range(7):
+            if cols[i]:
+                clear[i][-1] = True
+        changed = True
+        while changed:
+            changed = False
+            for s in range(4):
+                for c in range(s * 13 + found[s], s * 13 + 13):
+                    if up[c]:
+                        continue
+                    i = wcol[c]
+                    if i < 0 or clear[i][widx[c]]:
+                        up[c] = True
+                        changed = True
+                    else:
+                        break
+            for i in range(7):
+                col = cols[i]
+                n = len(col)
+                if not n:
+                    continue
+                mv = movable[i]
+                cl = clear[i]
+                d = down[i]
+                for b in range(n):
+                    if mv[b] or (b < d and not cl[b]):
+                        continue
+                    c = col[b]
+                    if RANK[c] != 13:
+                        for p in _PARENTS[c]:
+                            j = wcol[p]
+                            if j < 0 or clear[j][widx[p]]:
+                                break
+                        else:
+                            continue
+                    mv[b] = True
+                    changed = True
+                # Above k - 1 everything leaves when each card from k up to the first
+                # movable face-up card (which carries the rest) goes up or moves.
+                first_carrier = bad = n
+                for k in range(n - 1, 0, -1):
+                    if k >= d and mv[k]:
+                        first_carrier = k
+                    if not (mv[k] or up[col[k]]):
+                        bad = k
+                    if not cl[k - 1] and bad >= first_carrier:
+                        cl[k - 1] = True
+                        changed = True
+        return not all(up)
+
+    def new_needs(self, move: tuple, record: tuple) -> bool:
+        """Whether a card the move just put on a column now lies above a card it needs
+        (its foundation predecessor, or the parent it does not sit on) and has no
+        parent on a foundation or in the talon to escape to: the cheap filter for the
+        blocked check during the search. (A block can also arise through a longer
+        chain; skipping a check only loses a prune, never a win.)"""
+        kind = move[0]
+        col = self.cols[move[3] if kind == T2T else move[2]]
+        base = len(col) - (record[3] if kind == T2T else 1)
+        if base <= 0:
+            return False
+        below = col[:base]
+        talon, found = self.talon, self.found
+        for k in range(base, len(col)):
+            card = col[k]
+            if RANK[card] == 13:
+                continue
+            need = RANK[card] > 1 and card - 1 in below
+            free = False
+            for p in _PARENTS[card]:
+                if p in below:
+                    if p != col[k - 1]:
+                        need = True
+                elif found[SUIT[p]] >= RANK[p] or p in talon:
+                    free = True
+            if need and not free:
+                return True
+        return False
 
     def talon_positions(self) -> list[int] | range:
         """The positions ``p`` (1-based) the stock can bring to the waste's top, fewest
@@ -703,6 +833,8 @@ def solve(
     start = clock()
     if game.won:
         return SolveResult(WIN, [], 0, clock() - start)
+    if _Search(game).blocked():
+        return SolveResult(LOSE, [], 1, clock() - start)
     deadline = start + budget_seconds if budget_seconds is not None else None
     node_limit = max_nodes if max_nodes is not None else -1
 
@@ -710,24 +842,25 @@ def solve(
     gc.disable()  # the search allocates millions of small acyclic objects
     try:
         nodes = 0
+        gate = [0, 0]
         phases = STREAMLINED_PHASES if game.draw == 1 and not game.vegas else OTHER_MODE_PHASES
         for level, share in phases:
             phase_deadline = start + share * budget_seconds if budget_seconds is not None else None
             phase_limit = max(int(share * node_limit) - nodes, 0) if node_limit >= 0 else -1
             if level == RELAXATION:
-                result = _relaxed(game, start, phase_deadline, phase_limit, clock)
+                result = _relaxed(game, start, phase_deadline, phase_limit, clock, gate)
                 nodes += result.nodes
                 if result.result == LOSE:
                     result.nodes = nodes
                     return result
                 continue
-            result = _streamlined(game, start, phase_deadline, phase_limit, clock, level)
+            result = _streamlined(game, start, phase_deadline, phase_limit, clock, level, gate=gate)
             nodes += result.nodes
             if result.result == WIN:
                 result.nodes = nodes
                 return result
         rest = max(node_limit - nodes, 0) if node_limit >= 0 else -1
-        result = _solve(game, start, deadline, rest, clock)
+        result = _solve(game, start, deadline, rest, clock, gate=gate)
         result.nodes += nodes
         return result
     finally:
@@ -736,22 +869,23 @@ def solve(
 
 
 def _relaxed(game: Game, start: float, deadline: float | None, node_limit: int,
-             clock: Callable[[], float]) -> SolveResult:
+             clock: Callable[[], float], gate: list[int] | None = None) -> SolveResult:
     """The game searched as draw one Normal: ``"lose"`` there is a loss in every mode
     (module notes). A streamlined search first, since a relaxed win, the usual
     answer, ends the relaxation."""
     quick_limit = RESTART_NODES if node_limit < 0 else min(RESTART_NODES, node_limit)
-    quick = _solve(game, start, deadline, quick_limit, clock, 1, None, True)
+    quick = _solve(game, start, deadline, quick_limit, clock, 1, None, True, gate)
     if quick.result == WIN or (0 <= node_limit <= quick.nodes):
         return quick
     rest = node_limit - quick.nodes if node_limit >= 0 else -1
-    result = _solve(game, start, deadline, rest, clock, 0, None, True)
+    result = _solve(game, start, deadline, rest, clock, 0, None, True, gate)
     result.nodes += quick.nodes
     return result
 
 
 def _streamlined(game: Game, start: float, deadline: float | None, node_limit: int,
-                 clock: Callable[[], float], level: int, relaxed: bool = False) -> SolveResult:
+                 clock: Callable[[], float], level: int, relaxed: bool = False,
+                 gate: list[int] | None = None) -> SolveResult:
     """The streamlined search, restarted: first in the usual order with a node cap,
     then with the moves shuffled within their groups (seeded, so the same budget
     gives the same answer) and the cap doubled each time, until a win, the end of its
@@ -763,7 +897,7 @@ def _streamlined(game: Game, start: float, deadline: float | None, node_limit: i
     while True:
         limit = cap if node_limit < 0 else min(cap, node_limit - nodes)
         shuffle = random.Random(attempt).shuffle if attempt else None
-        result = _solve(game, start, deadline, limit, clock, level, shuffle, relaxed)
+        result = _solve(game, start, deadline, limit, clock, level, shuffle, relaxed, gate)
         nodes += result.nodes
         if result.result != UNKNOWN or result.nodes < limit or (0 <= node_limit <= nodes):
             result.nodes = nodes
@@ -774,7 +908,12 @@ def _streamlined(game: Game, start: float, deadline: float | None, node_limit: i
 
 def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
            clock: Callable[[], float], level: int = 0,
-           shuffle: Callable[[list], None] | None = None, relaxed: bool = False) -> SolveResult:
+           shuffle: Callable[[list], None] | None = None, relaxed: bool = False,
+           gate: list[int] | None = None) -> SolveResult:
+    """One depth-first search. ``gate`` carries the blocked check's recent checks and
+    prunes from one search of a :func:`solve` call to the next."""
+    if gate is None:
+        gate = [0, 0]
     search = _Search(game, level, shuffle, relaxed)
     root: list[tuple] = []
     search.auto(root)
@@ -787,6 +926,7 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
         key, apply, undo, auto, gen, won = (
             search.key, search.apply, search.undo, search.auto, search.moves, search.won,
         )
+        blocked, new_needs = search.blocked, search.new_needs
         moves_onto, delayable, target, discharges, pair_moves = (
             search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
         )
@@ -807,6 +947,8 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
         visited = {key()}
         stack = [[gen(), 0, ()]]
         check = 0
+        checks, prunes = gate
+        probe = 0
         while stack:
             frame = stack[-1]
             moves, index, pending = frame
@@ -835,6 +977,19 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
                     left += ((col[-1], ob_kind),)
             records = [record]
             nodes += 1
+            if move[0] != T2F and move[0] != W2F:
+                probe += 1
+                if prunes * BLOCKED_MIN_RATE >= checks or probe >= BLOCKED_PROBE:
+                    probe = 0
+                    if new_needs(move, record):
+                        checks += 1
+                        if checks >= BLOCKED_WINDOW:
+                            checks >>= 1
+                            prunes >>= 1
+                        if blocked():
+                            prunes += 1
+                            undo(record)
+                            continue
             if not left:
                 auto(records)
                 if won():
@@ -864,6 +1019,7 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
             elif 0 <= node_limit <= nodes:
                 result = UNKNOWN
                 break
+        gate[0], gate[1] = checks, prunes
     if result != WIN or relaxed:
         # A relaxed win is no line for the real game: it only says the relaxation
         # cannot prove a loss.
