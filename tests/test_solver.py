@@ -381,6 +381,15 @@ def test_a_blocking_cycle_across_columns_is_lost():
     assert brute_force(game) is False
 
 
+def test_a_talon_card_with_nowhere_to_go_is_no_way_out():
+    # J♥ covers 10♥ and Q♣; Q♠ waits in the stock, but the red Kings it could go on
+    # are under J♥ too (Q♠ can go up, and then J♥ cannot go on it at all).
+    game = position(["#TH #QC #KH #KD JH", "KS", "KC", "QH"], stock="QS",
+                    foundations={"S": 11, "H": 9, "D": 12, "C": 11})
+    assert blocked(game)
+    assert brute_force(game) is False
+
+
 def test_the_same_cards_with_a_way_out_are_not_blocked():
     # Q♠ moved to its own column: J♥ can go on it, and the game is won.
     game = position(["#TH #QC JH", "KS", "KC", "#KH QH", "QS"],

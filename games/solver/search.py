@@ -235,15 +235,23 @@ class _Search:
         foundation, in the talon, or in a column with everything above it gone; a
         face-down card only once everything above it is gone); a card leaves from above
         a lower card (it goes up, it moves, or a face-up card between them moves and
-        carries it along). Nothing else constrains the talon, so this holds for every
-        draw and scoring."""
+        carries it along); a talon card can be put on a column (a King, or a parent as
+        above). Nothing else constrains the talon (any card, any time), so this holds
+        for every draw and scoring."""
         cols, down, found = self.cols, self.down, self.found
         up = [False] * 52
         for s in range(4):
             for c in range(s * 13, s * 13 + found[s]):
                 up[c] = True
+        #: Where each card is: its column (widx: its index), -1 on a foundation, -2 in
+        #: the talon.
         wcol = [-1] * 52
         widx = [0] * 52
+        talon = self.talon
+        for c in talon:
+            wcol[c] = -2
+        #: Talon cards that could be put on a column.
+        placeable = [False] * 52
         for i in range(7):
             col = cols[i]
             for k in range(len(col)):
@@ -259,6 +267,18 @@ class _Search:
         changed = True
         while changed:
             changed = False
+            for c in talon:
+                if placeable[c]:
+                    continue
+                if RANK[c] != 13:
+                    for p in _PARENTS[c]:
+                        j = wcol[p]
+                        if j == -1 or (placeable[p] if j == -2 else clear[j][widx[p]]):
+                            break
+                    else:
+                        continue
+                placeable[c] = True
+                changed = True
             for s in range(4):
                 for c in range(s * 13 + found[s], s * 13 + 13):
                     if up[c]:
@@ -284,7 +304,7 @@ class _Search:
                     if RANK[c] != 13:
                         for p in _PARENTS[c]:
                             j = wcol[p]
-                            if j < 0 or clear[j][widx[p]]:
+                            if j == -1 or (placeable[p] if j == -2 else clear[j][widx[p]]):
                                 break
                         else:
                             continue
