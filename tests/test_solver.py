@@ -406,16 +406,16 @@ def test_a_blocked_random_endgame_is_never_winnable(seed):
     brute force (and some of them are decided), and the solver says so at once."""
     rng = random.Random(3000 + seed)
     decided = 0
-    for _ in range(400):
-        game = _tangled_endgame(rng, rng.randrange(6, 11), rng.choice((1, 3)), rng.random() < 0.5)
+    for _ in range(300):
+        game = _tangled_endgame(rng, rng.randrange(6, 10), rng.choice((1, 3)), rng.random() < 0.5)
         if not blocked(game):
             continue
-        expected = brute_force(game, limit=20_000)
+        expected = brute_force(game, limit=10_000)
         assert expected is not True, game.snapshot()
         if expected is False:
             decided += 1
             assert solve(game).result == "lose"
-    assert decided >= 5
+    assert decided >= 4
 
 
 def _tangled_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> Game:

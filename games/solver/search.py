@@ -79,10 +79,10 @@ Techniques (and why each one keeps a "lose" answer a proof):
   assumed to give any card at any time, so a card never derived is a proof of loss in
   every mode, take-backs included. :func:`solve` checks the deal first (17 of deals
   0–999 are blocked from the start, some beyond any search's reach in 10 s); the
-  search checks again after a move that puts a card above one it needs
-  (:meth:`_Search.new_needs`), while such checks keep pruning (one in
-  :data:`BLOCKED_MIN_RATE` or more; else only one move in :data:`BLOCKED_PROBE`),
-  since a check costs as much as about ten nodes.
+  complete searches (not the streamlined ones, which are after a quick win) check
+  again after a move that puts a card above one it needs (:meth:`_Search.new_needs`),
+  while such checks keep pruning (one in :data:`BLOCKED_MIN_RATE` or more; else only
+  one move in :data:`BLOCKED_PROBE`), since a check costs as much as about ten nodes.
 
 * **Streamlined searches first.** :func:`solve` first spends up to half its budget on
   smaller searches (Blake & Gent call such restrictions streamliners): every
@@ -969,6 +969,9 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
         check = 0
         checks, prunes = gate
         probe = 0
+        # Only where the search must be exhaustive: a streamlined search is after a
+        # quick win, and there a check costs more than the small subtrees it cuts.
+        check_blocks = level == 0
         while stack:
             frame = stack[-1]
             moves, index, pending = frame
@@ -997,7 +1000,7 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
                     left += ((col[-1], ob_kind),)
             records = [record]
             nodes += 1
-            if move[0] != T2F and move[0] != W2F:
+            if check_blocks and move[0] != T2F and move[0] != W2F:
                 probe += 1
                 if prunes * BLOCKED_MIN_RATE >= checks or probe >= BLOCKED_PROBE:
                     probe = 0
