@@ -211,13 +211,18 @@ def decided_endgames(rng: random.Random, how_many: int, cards: range) -> Iterato
             yield game, expected
 
 
-def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> Game:
+def _endgame_cards(rng: random.Random, count: int) -> tuple[list[int], list[int]]:
+    """Random foundation counts leaving ``count`` cards, and those cards."""
     found = [13] * 4
     while sum(found) > 52 - count:
         s = rng.randrange(4)
         if found[s]:
             found[s] -= 1
-    cards = [s * 13 + r for s in range(4) for r in range(found[s], 13)]
+    return found, [s * 13 + r for s in range(4) for r in range(found[s], 13)]
+
+
+def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> Game:
+    found, cards = _endgame_cards(rng, count)
     rng.shuffle(cards)
     # Every column holds a card: with empty columns the brute force drowns in Kings
     # taken back from the foundations.
@@ -422,12 +427,7 @@ def _tangled_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> 
     """A random endgame whose first column holds a card above some of the cards it
     needs (its foundation predecessor, the cards it may be put on)."""
     while True:
-        found = [13] * 4
-        while sum(found) > 52 - count:
-            s = rng.randrange(4)
-            if found[s]:
-                found[s] -= 1
-        cards = [s * 13 + r for s in range(4) for r in range(found[s], 13)]
+        found, cards = _endgame_cards(rng, count)
         knotted = [c for c in cards if 1 < c % 13 + 1 < 13 and c - 1 in cards]
         if knotted:
             break

@@ -264,21 +264,25 @@ class _Search:
         for i in range(7):
             if cols[i]:
                 clear[i][-1] = True
+
+        def has_way_out(card: int) -> bool:
+            """A King (empty columns), or a parent that is on a foundation, a talon
+            card that can be put on a column, or a column card with nothing left on it."""
+            if RANK[card] == 13:
+                return True
+            for p in _PARENTS[card]:
+                j = wcol[p]
+                if j == -1 or (placeable[p] if j == -2 else clear[j][widx[p]]):
+                    return True
+            return False
+
         changed = True
         while changed:
             changed = False
             for c in talon:
-                if placeable[c]:
-                    continue
-                if RANK[c] != 13:
-                    for p in _PARENTS[c]:
-                        j = wcol[p]
-                        if j == -1 or (placeable[p] if j == -2 else clear[j][widx[p]]):
-                            break
-                    else:
-                        continue
-                placeable[c] = True
-                changed = True
+                if not placeable[c] and has_way_out(c):
+                    placeable[c] = True
+                    changed = True
             for s in range(4):
                 for c in range(s * 13 + found[s], s * 13 + 13):
                     if up[c]:
@@ -298,18 +302,9 @@ class _Search:
                 cl = clear[i]
                 d = down[i]
                 for b in range(n):
-                    if mv[b] or (b < d and not cl[b]):
-                        continue
-                    c = col[b]
-                    if RANK[c] != 13:
-                        for p in _PARENTS[c]:
-                            j = wcol[p]
-                            if j == -1 or (placeable[p] if j == -2 else clear[j][widx[p]]):
-                                break
-                        else:
-                            continue
-                    mv[b] = True
-                    changed = True
+                    if not mv[b] and (b >= d or cl[b]) and has_way_out(col[b]):
+                        mv[b] = True
+                        changed = True
                 # Above k - 1 everything leaves when each card from k up to the first
                 # movable face-up card (which carries the rest) goes up or moves.
                 first_carrier = bad = n
