@@ -221,12 +221,13 @@ def _endgame_cards(rng: random.Random, count: int) -> tuple[list[int], list[int]
     return found, [s * 13 + r for s in range(4) for r in range(found[s], 13)]
 
 
-def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool) -> Game:
+def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool,
+                    stock_sizes: range = range(0, 7)) -> Game:
     found, cards = _endgame_cards(rng, count)
     rng.shuffle(cards)
     # Every column holds a card: with empty columns the brute force drowns in Kings
     # taken back from the foundations.
-    in_stock = rng.randrange(0, min(len(cards) - 7, 6) + 1)
+    in_stock = rng.randrange(stock_sizes.start, min(len(cards) - 7, stock_sizes.stop - 1) + 1)
     stock, rest = cards[:in_stock], cards[in_stock:]
     columns = [[card] for card in rest[:7]]
     for card in rest[7:]:
@@ -349,6 +350,50 @@ def test_the_stock_reaches_exactly_the_cards_the_rules_let_it_reach(draw, vegas)
             search.talon, search.pos = list(range(n)), pos
             assert set(search.talon_positions()) == reachable_tops(n, pos, draw, vegas), (n, pos)
 
+
+@pytest.mark.parametrize("vegas", [False, True])
+def test_a_talon_position_dominates_another_only_when_it_reaches_every_card_it_does(vegas):
+    """The complete draw-three search skips a state when the same cards were visited
+    with a dominating talon position: that position must reach (step by step, as the
+    rules draw and recycle) every card the skipped one reaches, and positions of one
+    class must reach the same cards."""
+    from games.solver.search import _DOMINATING_D3N, _DOMINATING_D3V, _Search
+
+    dominating = _DOMINATING_D3V if vegas else _DOMINATING_D3N
+    search = _Search(Game.new(f"KL1-D3{'V' if vegas else 'N'}-AAAAAAB"))
+    pruning_pairs = 0
+    for n in range(0, 25):
+        search.talon = list(range(n))
+        classes = {}
+        for pos in range(0, n + 1):
+            search.pos = pos
+            classes[pos] = search.pos_class()
+        for a in range(0, n + 1):
+            for b in range(0, n + 1):
+                reach_a, reach_b = reachable_tops(n, a, 3, vegas), reachable_tops(n, b, 3, vegas)
+                if classes[a] == classes[b]:
+                    assert reach_a == reach_b, (n, a, b)
+                if dominating[classes[b]] >> classes[a] & 1:
+                    assert reach_a >= reach_b, (n, a, b)
+                    pruning_pairs += reach_a != reach_b
+    assert pruning_pairs > 500  # the dominance is more than equality
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_draw_three_complete_search_with_long_talons_agrees_with_brute_force(seed):
+    """Endgames with 6–10 cards in the talon, where many states differ only in the
+    talon's position: the complete draw-three search, which skips dominated
+    positions, answers exactly as the brute force (a wrong skip would lose a win)."""
+    rng = random.Random(2000 + seed)
+    decided = {True: 0, False: 0}
+    while sum(decided.values()) < 16:
+        game = _random_endgame(rng, rng.randrange(14, 18), 3, rng.random() < 0.5, stock_sizes=range(6, 11))
+        expected = brute_force(game, limit=20_000)
+        if expected is None:
+            continue
+        decided[expected] += 1
+        assert complete_search(game) == ("win" if expected else "lose"), game.snapshot()
+    assert decided[True] >= 8, decided
 
 @pytest.mark.parametrize("code", ["KL1-D3N-AAAAAJD", "KL1-D3N-AAAAAUV", "KL1-D3N-AAAAATI", "KL1-D3N-AAAAAH3"])
 def test_draw_three_deals_once_wrongly_called_lost_are_won(code):

@@ -39,11 +39,26 @@ Techniques (and why each one keeps a "lose" answer a proof):
   states identical up to column order.
 
 * **Transposition table** of canonical keys (sorted columns with their face-down
-  counts, the talon, and ``pos`` normalised to the class of positions with the same
-  reachable set: any ``pos`` in draw one Normal; ``pos`` a multiple of 3 or the
-  talon's end in draw three Normal). The moves counter and score are left out. The
-  search is a plain graph search for a winning state, so a global visited set keeps it
-  complete.
+  counts, the talon), each with the set of talon positions it was visited with, as
+  classes of positions with the same reachable set (:meth:`_Search.pos_class`: any
+  ``pos`` in draw one Normal; ``pos`` a multiple of 3 or the talon's end in draw three
+  Normal). The moves counter and score are left out. The search is a plain graph
+  search for a winning state, so a global visited table keeps it complete.
+
+* **Talon positions (dominance).** Two states that differ only in ``pos`` differ only
+  in which talon cards the stock can bring to the top. If the cards reachable from
+  ``pos = a`` include those reachable from ``b`` (draw three: ``a <= b`` with
+  ``a ≡ b`` mod 3; Normal, also any ``a`` when ``b`` is a multiple of 3 or the
+  talon's end; Vegas, any ``a`` when ``b`` is the talon's end), the state at ``a`` can
+  play every line the state at ``b`` can: a talon card brought up from either leads
+  to the same state, and any other move keeps the relation. So the complete draw-three
+  searches skip a state when the same cards were visited with a dominating position
+  (:data:`_DOMINATING_D3N`, :data:`_DOMINATING_D3V`): if it could win, so could the
+  visited one, whose search finds a win no longer than it. This needs every successor
+  rule to be blind to ``pos`` except through the reachable set, which holds where no
+  talon card moves automatically (the complete draw-three searches: :meth:`auto`
+  moves the waste's top card there only when streamlined). The other searches match
+  positions exactly (:data:`_EXACT`).
 
 * **Obligations** (a partial-order reduction). Some moves only matter through the
   move that later *uses* what they produced, and nothing in between needs them, so a
@@ -136,16 +151,33 @@ _TB: Final = 0
 _EXPOSE: Final = 1
 _EMPTY: Final = 2
 _NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(3)) for c in range(52))
-_POS_BYTE: Final = tuple(bytes((100 + p,)) for p in range(53))
+#: :meth:`_Search.pos_class` of a Vegas talon whose cards are all in the waste.
+_END: Final = 53
+#: Per position class, the classes whose visited states make a state of this class
+#: redundant (module notes, "Talon positions"): the class itself only ...
+_EXACT: Final = tuple(1 << i for i in range(54))
+#: ... or, in the complete draw-three searches, every class whose reachable set
+#: contains this one's: a smaller position of the
+#: same residue mod 3, and any position at all for the talon's end (Vegas) or the
+#: classes sharing index 0 (Normal, where every position reaches them).
+_DOMINATING_D3N: Final = (-1, *(sum(1 << a for a in range(b % 3, b + 1, 3) if a) for b in range(1, 53)), 0)
+_DOMINATING_D3V: Final = (*(sum(1 << a for a in range(b % 3, b + 1, 3)) for b in range(53)), -1)
 
-#: The streamlined searches (level: 2 also leaves out moving part of a run between
-#: columns; 1 does not), each until the given share of the budget (time and nodes)
-#: is spent, before the complete search (level 0) gets the rest.
-STREAMLINED_PHASES: Final = ((2, 0.2), (1, 0.5))
 #: Draw three and Vegas games are also searched as draw one Normal (a superset of
-#: their moves), to prove a loss faster: this phase, between the streamlined ones.
+#: their moves), to prove a loss faster: a step of the schedule.
 RELAXATION: Final = -1
-OTHER_MODE_PHASES: Final = ((2, 0.2), (RELAXATION, 0.4), (1, 0.55))
+#: :func:`solve`'s schedule: steps of (searches, share of the budget, time and
+#: nodes, at which the step ends). The searches are the streamlined ones (level 2
+#: also leaves out moving part of a run between columns; 1 does not), the complete
+#: search (level 0) and the relaxation. Two searches in one step take turns of
+#: SLICE_SHARE of the budget each; each resumes where it stopped, so the complete
+#: search loses nothing by starting early, and a win either finds quickly is found
+#: quickly.
+SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.2), ((1, 0), 0.6), ((0,), 1.0))
+SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0), 0.3), ((RELAXATION,), 0.45), ((1, 0), 0.75), ((0,), 1.0))
+SLICE_SHARE: Final = 0.02
+#: A turn's node cap when there is no time budget.
+SLICE_NODES: Final = 20_000
 #: The node cap of the streamlined search's first attempt (doubled at each restart).
 RESTART_NODES: Final = 50_000
 DEFAULT_BUDGET_SECONDS: Final = 10.0
@@ -216,13 +248,24 @@ class _Search:
         return f[0] + f[1] + f[2] + f[3] == 52
 
     def key(self) -> bytes:
-        encs = sorted(self.enc)
-        pos = self.pos
+        """The state's canonical key without the talon's position (see
+        :meth:`pos_class`)."""
+        return b"".join(sorted(self.enc)) + self.tbytes
+
+    def pos_class(self) -> int:
+        """The talon's position as a bit index for the visited table: positions with
+        the same reachable set share one (any in draw one Normal; in draw three
+        Normal every multiple of 3 and the talon's end, index 0); in Vegas the
+        talon's end is index :data:`_END`."""
         if self.d1n:
-            pos = 0
-        elif not self.vegas and self.draw == 3 and (pos % 3 == 0 or pos == len(self.talon)):
-            pos = 0
-        return b"".join(encs) + self.tbytes + _POS_BYTE[pos]
+            return 0
+        pos = self.pos
+        n = len(self.talon)
+        if self.vegas:
+            return _END if pos == n else pos
+        if self.draw == 3 and (pos % 3 == 0 or pos == n):
+            return 0
+        return pos
 
     def blocked(self) -> bool:
         """Whether some card can never reach its foundation, whatever is played: then
@@ -840,9 +883,9 @@ def solve(
     Returns ``SolveResult("win", moves, …)`` with a line verified by replaying it on
     ``game.copy()``, ``"lose"`` when no win exists (the search space was exhausted),
     or ``"unknown"`` when ``budget_seconds`` or ``max_nodes`` ran out first
-    (``None`` means no limit); the streamlined searches and, for draw three and
-    Vegas, the draw-one-Normal relaxation may use the first half of each
-    (:data:`STREAMLINED_PHASES`, :data:`OTHER_MODE_PHASES`, module notes).
+    (``None`` means no limit). The streamlined searches, the complete search and,
+    for draw three and Vegas, the draw-one-Normal relaxation share the budget as
+    :data:`SCHEDULE_D1N` / :data:`SCHEDULE_OTHER` say (module notes).
     ``clock`` measures the budget and ``seconds``: wall time by default;
     ``time.process_time`` gives CPU time (benchmarks on a busy machine)."""
     start = clock()
@@ -850,37 +893,92 @@ def solve(
         return SolveResult(WIN, [], 0, clock() - start)
     if _Search(game).blocked():
         return SolveResult(LOSE, [], 1, clock() - start)
-    deadline = start + budget_seconds if budget_seconds is not None else None
-    node_limit = max_nodes if max_nodes is not None else -1
-
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the search allocates millions of small acyclic objects
     try:
-        nodes = 0
-        gate = [0, 0]
-        phases = STREAMLINED_PHASES if game.draw == 1 and not game.vegas else OTHER_MODE_PHASES
-        for level, share in phases:
-            phase_deadline = start + share * budget_seconds if budget_seconds is not None else None
-            phase_limit = max(int(share * node_limit) - nodes, 0) if node_limit >= 0 else -1
-            if level == RELAXATION:
-                result = _relaxed(game, start, phase_deadline, phase_limit, clock, gate)
-                nodes += result.nodes
-                if result.result == LOSE:
-                    result.nodes = nodes
-                    return result
-                continue
-            result = _streamlined(game, start, phase_deadline, phase_limit, clock, level, gate=gate)
-            nodes += result.nodes
-            if result.result == WIN:
-                result.nodes = nodes
-                return result
-        rest = max(node_limit - nodes, 0) if node_limit >= 0 else -1
-        result = _solve(game, start, deadline, rest, clock, gate=gate)
-        result.nodes += nodes
-        return result
+        return _Schedule(game, start, budget_seconds, max_nodes, clock).run()
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+class _Schedule:
+    """Runs :func:`solve`'s searches by its schedule and keeps their node counts."""
+
+    def __init__(self, game: Game, start: float, budget_seconds: float | None, max_nodes: int | None,
+                 clock: Callable[[], float]) -> None:
+        self.game, self.start, self.budget, self.clock = game, start, budget_seconds, clock
+        self.max_nodes = max_nodes
+        #: The blocked check's recent checks and prunes, shared by the searches.
+        self.gate = [0, 0]
+        self.complete = _DepthFirst(game, gate=self.gate)
+        self.streamlined: dict[int, _Restarts] = {}
+        #: Nodes of the searches that are over (the relaxation).
+        self.spent = 0
+
+    def nodes(self) -> int:
+        return self.spent + self.complete.nodes + sum(r.nodes for r in self.streamlined.values())
+
+    def limits(self, share: float) -> tuple[float | None, int]:
+        """The deadline and the node cap (for all searches together) at ``share`` of
+        the budget."""
+        deadline = self.start + share * self.budget if self.budget is not None else None
+        cap = int(share * self.max_nodes) if self.max_nodes is not None else -1
+        return deadline, cap
+
+    def run(self) -> SolveResult:
+        game = self.game
+        schedule = SCHEDULE_D1N if game.draw == 1 and not game.vegas else SCHEDULE_OTHER
+        for levels, share in schedule:
+            deadline, cap = self.limits(share)
+            if levels == (RELAXATION,):
+                result = _relaxed(game, self.start, deadline, cap - self.nodes() if cap >= 0 else -1,
+                                  self.clock, self.gate)
+                self.spent += result.nodes
+                if result.result == LOSE:
+                    result.nodes = self.nodes()
+                    return result
+                continue
+            searches = [self.search(level) for level in levels]
+            while True:
+                for search in searches:
+                    if len(searches) == 1:
+                        turn_deadline, turn_cap = deadline, cap
+                    else:
+                        turn_deadline, turn_cap = self.turn(deadline, cap)
+                    if self.over(turn_deadline, turn_cap):
+                        break
+                    own_cap = max(search.nodes + turn_cap - self.nodes(), search.nodes) if turn_cap >= 0 else -1
+                    outcome = search.run(turn_deadline, own_cap, self.clock)
+                    if outcome == WIN or (outcome == LOSE and search is self.complete):
+                        result = search.outcome(self.start, self.clock)
+                        result.nodes = self.nodes()
+                        return result
+                    if outcome == LOSE:
+                        # A streamlined search ran out of moves: it proves nothing.
+                        searches.remove(search)
+                        break
+                if not searches or self.over(deadline, cap):
+                    break
+        return SolveResult(UNKNOWN, [], self.nodes(), self.clock() - self.start)
+
+    def search(self, level: int) -> _DepthFirst | _Restarts:
+        if level == 0:
+            return self.complete
+        if level not in self.streamlined:
+            self.streamlined[level] = _Restarts(self.game, level, self.gate)
+        return self.streamlined[level]
+
+    def turn(self, deadline: float | None, cap: int) -> tuple[float | None, int]:
+        """The deadline and node cap of one turn, within the step's."""
+        if self.budget is not None:
+            turn_deadline = min(self.clock() + SLICE_SHARE * self.budget, deadline)
+            return turn_deadline, cap
+        turn_cap = self.nodes() + SLICE_NODES
+        return None, turn_cap if cap < 0 else min(turn_cap, cap)
+
+    def over(self, deadline: float | None, cap: int) -> bool:
+        return (deadline is not None and self.clock() >= deadline) or 0 <= cap <= self.nodes()
 
 
 def _relaxed(game: Game, start: float, deadline: float | None, node_limit: int,
@@ -898,49 +996,99 @@ def _relaxed(game: Game, start: float, deadline: float | None, node_limit: int,
     return result
 
 
-def _streamlined(game: Game, start: float, deadline: float | None, node_limit: int,
-                 clock: Callable[[], float], level: int, relaxed: bool = False,
-                 gate: list[int] | None = None) -> SolveResult:
-    """The streamlined search, restarted: first in the usual order with a node cap,
+class _Restarts:
+    """A streamlined search, restarted: first in the usual order with a node cap,
     then with the moves shuffled within their groups (seeded, so the same budget
-    gives the same answer) and the cap doubled each time, until a win, the end of its
-    space, or its budget. A depth-first search that took a bad turn early stays in
-    that subtree; a restart does not."""
-    nodes = 0
-    cap = RESTART_NODES
-    attempt = 0
-    while True:
-        limit = cap if node_limit < 0 else min(cap, node_limit - nodes)
-        shuffle = random.Random(attempt).shuffle if attempt else None
-        result = _solve(game, start, deadline, limit, clock, level, shuffle, relaxed, gate)
-        nodes += result.nodes
-        if result.result != UNKNOWN or result.nodes < limit or (0 <= node_limit <= nodes):
-            result.nodes = nodes
-            return result
-        attempt += 1
-        cap *= 2
+    gives the same answer) and the cap doubled each time. A depth-first search that
+    took a bad turn early stays in that subtree; a restart does not. Like
+    :class:`_DepthFirst`, it can stop and resume."""
+
+    def __init__(self, game: Game, level: int, gate: list[int]) -> None:
+        self.game, self.level, self.gate = game, level, gate
+        self.attempt = 0
+        self.cap = RESTART_NODES
+        #: Nodes of the attempts that are over.
+        self.done = 0
+        self.dfs = _DepthFirst(game, level, None, False, gate)
+
+    @property
+    def nodes(self) -> int:
+        return self.done + self.dfs.nodes
+
+    def run(self, deadline: float | None, node_limit: int, clock: Callable[[], float]) -> str:
+        """Search on (restarting as needed) until a win, the end of an attempt's
+        whole space (LOSE: it proves nothing), ``deadline`` or ``node_limit`` (on
+        :attr:`nodes`; -1: none). UNKNOWN: call again to go on."""
+        while True:
+            limit = self.cap if node_limit < 0 else min(self.cap, node_limit - self.done)
+            outcome = self.dfs.run(deadline, limit, clock)
+            if outcome != UNKNOWN or self.dfs.nodes < self.cap:
+                return outcome
+            self.done += self.dfs.nodes
+            self.attempt += 1
+            self.cap *= 2
+            self.dfs = _DepthFirst(self.game, self.level, random.Random(self.attempt).shuffle, False, self.gate)
+            if (deadline is not None and clock() > deadline) or 0 <= node_limit <= self.done:
+                return UNKNOWN
+
+    def outcome(self, start: float, clock: Callable[[], float]) -> SolveResult:
+        return self.dfs.outcome(start, clock)
 
 
 def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
            clock: Callable[[], float], level: int = 0,
            shuffle: Callable[[list], None] | None = None, relaxed: bool = False,
            gate: list[int] | None = None) -> SolveResult:
-    """One depth-first search. ``gate`` carries the blocked check's recent checks and
-    prunes from one search of a :func:`solve` call to the next."""
-    if gate is None:
-        gate = [0, 0]
-    search = _Search(game, level, shuffle, relaxed)
-    root: list[tuple] = []
-    search.auto(root)
-    nodes = 1
-    path: list[list[tuple]] = []  # the records of each move on the current line
-    result = LOSE
-    if search.won():
-        result = WIN
-    else:
+    """One depth-first search from start to end (or its budget). ``gate`` carries the
+    blocked check's recent checks and prunes from one search of a :func:`solve` call
+    to the next."""
+    dfs = _DepthFirst(game, level, shuffle, relaxed, gate)
+    dfs.run(deadline, node_limit, clock)
+    return dfs.outcome(start, clock)
+
+
+class _DepthFirst:
+    """A depth-first search that can stop at a deadline or node cap and resume where
+    it stopped (:func:`solve` interleaves the complete search with the streamlined
+    ones without losing the complete search's work)."""
+
+    def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
+                 relaxed: bool = False, gate: list[int] | None = None) -> None:
+        self.game = game
+        self.level = level
+        self.relaxed = relaxed
+        #: The blocked check's recent checks and prunes, shared with other searches.
+        self.gate = gate if gate is not None else [0, 0]
+        self.search = search = _Search(game, level, shuffle, relaxed)
+        self.root: list[tuple] = []
+        search.auto(self.root)
+        self.nodes = 1
+        #: The records of each move on the current line.
+        self.path: list[list[tuple]] = []
+        #: WIN or LOSE once decided; UNKNOWN while it can go on.
+        self.result = WIN if search.won() else UNKNOWN
+        #: Canonical key → the bit set of the talon position classes visited with it.
+        self.visited = {search.key(): 1 << search.pos_class()}
+        self.stack: list[list] = [[search.moves(), 0, ()]] if self.result == UNKNOWN else []
+        if search.draw == 3:
+            self.dominating = _DOMINATING_D3V if search.vegas else _DOMINATING_D3N
+        else:
+            self.dominating = _EXACT
+        #: Nodes since the last clock reading; moves since the last blocked check.
+        self.check = 0
+        self.probe = 0
+
+    def run(self, deadline: float | None, node_limit: int, clock: Callable[[], float]) -> str:
+        """Search on until a win, the end of the search space (a loss, for the
+        complete search), ``clock()`` passing ``deadline`` or the node count reaching
+        ``node_limit`` (-1: no cap). Returns WIN, LOSE or UNKNOWN (call again to go on)."""
+        if self.result != UNKNOWN:
+            return self.result
+        search = self.search
         key, apply, undo, auto, gen, won = (
             search.key, search.apply, search.undo, search.auto, search.moves, search.won,
         )
+        pos_class = search.pos_class
         blocked, new_needs = search.blocked, search.new_needs
         moves_onto, delayable, target, discharges, pair_moves = (
             search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
@@ -959,14 +1107,14 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
             return result + extra
 
         cols = search.cols
-        visited = {key()}
-        stack = [[gen(), 0, ()]]
-        check = 0
+        visited, dominating, stack, path = self.visited, self.dominating, self.stack, self.path
+        nodes, check, probe = self.nodes, self.check, self.probe
+        gate = self.gate
         checks, prunes = gate
-        probe = 0
         # Only where the search must be exhaustive: a streamlined search is after a
         # quick win, and there a check costs more than the small subtrees it cuts.
-        check_blocks = level == 0
+        check_blocks = self.level == 0
+        result = LOSE
         while stack:
             frame = stack[-1]
             moves, index, pending = frame
@@ -1019,11 +1167,13 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
                 k = key()
                 for card, kind in sorted(left):
                     k += _NEED_BYTES[card][kind]
-            if k in visited:
+            pc = pos_class()
+            seen = visited.get(k, 0)
+            if seen & dominating[pc]:
                 for record in reversed(records):
                     undo(record)
             else:
-                visited.add(k)
+                visited[k] = seen | (1 << pc)
                 path.append(records)
                 stack.append([candidates(left), 0, left])
             check += 1
@@ -1038,12 +1188,21 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
                 result = UNKNOWN
                 break
         gate[0], gate[1] = checks, prunes
-    if result != WIN or relaxed:
-        # A relaxed win is no line for the real game: it only says the relaxation
-        # cannot prove a loss.
-        return SolveResult(result, [], nodes, clock() - start)
-    line = root + [r for records in path for r in records]
-    moves, final = _expand(game, line)
-    if not final.won:
-        raise RuntimeError("solver bug: the line found does not win when replayed")
-    return SolveResult(WIN, moves, nodes, clock() - start)
+        self.nodes, self.check, self.probe = nodes, check, probe
+        self.result = result
+        if result != UNKNOWN:
+            self.stack = []
+            self.visited = {}  # the memory goes back while the other searches run
+        return result
+
+    def outcome(self, start: float, clock: Callable[[], float]) -> SolveResult:
+        """The search's answer so far, with the winning line replayed on the game."""
+        if self.result != WIN or self.relaxed:
+            # A relaxed win is no line for the real game: it only says the relaxation
+            # cannot prove a loss.
+            return SolveResult(self.result, [], self.nodes, clock() - start)
+        line = self.root + [r for records in self.path for r in records]
+        moves, final = _expand(self.game, line)
+        if not final.won:
+            raise RuntimeError("solver bug: the line found does not win when replayed")
+        return SolveResult(WIN, moves, self.nodes, clock() - start)
