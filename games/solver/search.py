@@ -54,11 +54,16 @@ Techniques (and why each one keeps a "lose" answer a proof):
   to the same state, and any other move keeps the relation. So the complete draw-three
   searches skip a state when the same cards were visited with a dominating position
   (:data:`_DOMINATING_D3N`, :data:`_DOMINATING_D3V`): if it could win, so could the
-  visited one, whose search finds a win no longer than it. This needs every successor
+  visited one, in as few moves. (Were a win missed, take the visited winnable state
+  nearest a win: its next move on a shortest winning line leads to a state that was
+  visited, or skipped for a visited one at most as far from a win — either way a
+  nearer visited winnable state.) This needs every successor
   rule to be blind to ``pos`` except through the reachable set, which holds where no
-  talon card moves automatically (the complete draw-three searches: :meth:`auto`
-  moves the waste's top card there only when streamlined). The other searches match
-  positions exactly (:data:`_EXACT`).
+  talon card moves automatically (the complete draw-three searches; :meth:`auto`
+  moves the waste's top card only when streamlined). The streamlined draw-three
+  searches skip the same states: they need not be complete, and a smaller space
+  finds wins sooner. Draw one Vegas matches positions exactly (:data:`_EXACT`): its
+  complete search moves the waste's top card automatically.
 
 * **Obligations** (a partial-order reduction). Some moves only matter through the
   move that later *uses* what they produced, and nothing in between needs them, so a
@@ -80,7 +85,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
 * **Relaxation.** Every move of draw three or of Vegas is a move of draw one Normal
   from the same position (the talon reaches a subset of its cards; nothing else
   differs), so a position lost in draw one Normal is lost in every mode. :func:`solve`
-  searches draw three and Vegas games as draw one Normal for part of the budget: its
+  searches draw three and Vegas games as draw one Normal for a step of its schedule: its
   losses are often proved much faster there (any talon card can be played at any
   time, so the talon's position drops out of the state), and its "lose" is the answer.
 
@@ -98,17 +103,27 @@ Techniques (and why each one keeps a "lose" answer a proof):
   again after a move that puts a card above one it needs (:meth:`_Search.new_needs`),
   while such checks keep pruning (one in :data:`BLOCKED_MIN_RATE` or more; else only
   one move in :data:`BLOCKED_PROBE`), since a check costs as much as about ten nodes.
+  When a check prunes, the position before the move is checked too (once per
+  position): it is often blocked already, by a move the cheap filter let through, and
+  then its whole subtree is lost — the search abandons it and climbs the line, one
+  check per position, until a position that is not blocked. On some deals most
+  checks found such a subtree (D1N deal 108: 99%), which the search had wandered
+  through move by move.
 
-* **Streamlined searches first.** :func:`solve` first spends up to half its budget on
-  smaller searches (Blake & Gent call such restrictions streamliners): every
-  foundation move is made at once and no card is taken back; in the first fifth of
-  the budget, no part of a run moves between columns either. Each of their moves is
-  legal, so a win they find is a win (its line is replayed like any other); when they
-  find none, that proves nothing, and the complete search below runs with what is
-  left. A depth-first search that took a bad turn early stays in that subtree, so the
-  streamlined searches restart with a node cap that doubles each time, the moves
-  shuffled within their groups (seeded: the same budget gives the same answer). Most
-  winnable deals are won much sooner this way.
+* **Streamlined searches, taking turns with the complete one.** Smaller searches
+  (Blake & Gent call such restrictions streamliners) make every foundation move at
+  once and take no card back; level 2 also moves no part of a run between columns.
+  Each of their moves is legal, so a win they find is a win (its line is replayed like
+  any other); when they find none, that proves nothing. A depth-first search that took
+  a bad turn early stays in that subtree, so they restart with a node cap that doubles
+  each time, the moves shuffled within their groups (seeded: the same budget gives the
+  same answer). :func:`solve` runs level 2 alone for the first 2% of the budget (most
+  winnable deals are won there), then level 2 and later level 1 in turns with the
+  complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_OTHER`), and the complete
+  search alone at the end. Every search stops at the end of its turn and resumes where
+  it stopped (:class:`_DepthFirst`), so starting the complete search early costs it
+  nothing: the wins only it finds quickly (those needing a take-back or a card kept off
+  its foundation) come early, and its loss proofs get more of the budget.
 
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
   column with the most face-down cards first), talon cards to columns, moves that empty
@@ -144,6 +159,10 @@ _SIBLING: Final = (3, 2, 1, 0)
 _SAFE: Final = tuple((SUIT[c], RANK[c], *_OPPOSITE[SUIT[c]], _SIBLING[SUIT[c]]) for c in range(52))
 #: Per card: the cards it may be put on (its two parents; none for a King).
 _PARENTS: Final = tuple(tuple(p for p in range(52) if c in ACCEPTS[p]) for c in range(52))
+#: The same as flat tables for the blocked check (a King's entries are unused).
+_FIRST_PARENT: Final = tuple(ps[0] if ps else 0 for ps in _PARENTS)
+_SECOND_PARENT: Final = tuple(ps[-1] if ps else 0 for ps in _PARENTS)
+_KING: Final = tuple(RANK[c] == 13 for c in range(52))
 _DOWN_BYTE: Final = tuple(bytes((200 + d,)) for d in range(52))
 _CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
 #: Obligation kinds.
@@ -173,8 +192,8 @@ RELAXATION: Final = -1
 #: SLICE_SHARE of the budget each; each resumes where it stopped, so the complete
 #: search loses nothing by starting early, and a win either finds quickly is found
 #: quickly.
-SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.2), ((1, 0), 0.6), ((0,), 1.0))
-SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0), 0.3), ((RELAXATION,), 0.45), ((1, 0), 0.75), ((0,), 1.0))
+SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((1, 0), 0.7), ((0,), 1.0))
+SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0), 0.4), ((RELAXATION,), 0.5), ((1, 0), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
 SLICE_NODES: Final = 20_000
@@ -271,67 +290,45 @@ class _Search:
         """Whether some card can never reach its foundation, whatever is played: then
         the position is lost in every mode (module notes, "Blocked positions").
 
-        A least fixed point over three kinds of facts, each derived only from facts
+        A least fixed point over four kinds of facts, each derived only from facts
         that must have held *earlier* in any line where it happens: a card goes up
         (its predecessor went up, and every card first dealt above it left from above
         it); a column card moves onto a column (a King, or a parent that is on a
-        foundation, in the talon, or in a column with everything above it gone; a
-        face-down card only once everything above it is gone); a card leaves from above
-        a lower card (it goes up, it moves, or a face-up card between them moves and
-        carries it along); a talon card can be put on a column (a King, or a parent as
-        above). Nothing else constrains the talon (any card, any time), so this holds
-        for every draw and scoring."""
-        cols, down, found = self.cols, self.down, self.found
+        foundation, a talon card that can be put on a column, or a column card with
+        everything above it gone; a face-down card only once everything above it is
+        gone); a card leaves from above a lower card (it goes up, it moves, or a
+        face-up card between them moves and carries it along); a talon card can be put
+        on a column (a King, or a parent as above). Nothing else constrains the talon
+        (any card, any time), so this holds for every draw and scoring."""
+        cols, down, found, talon = self.cols, self.down, self.found, self.talon
+        #: ``free[c]``: a card may ever be put on ``c`` — it is on a foundation (taken
+        #: back), a talon card that can be put on a column, or a column card that
+        #: everything above can leave from.
+        free = [False] * 52
         up = [False] * 52
         for s in range(4):
             for c in range(s * 13, s * 13 + found[s]):
-                up[c] = True
-        #: Where each card is: its column (widx: its index), -1 on a foundation, -2 in
-        #: the talon.
-        wcol = [-1] * 52
-        widx = [0] * 52
-        talon = self.talon
-        for c in talon:
-            wcol[c] = -2
-        #: Talon cards that could be put on a column.
-        placeable = [False] * 52
-        for i in range(7):
-            col = cols[i]
-            for k in range(len(col)):
-                c = col[k]
-                wcol[c] = i
-                widx[c] = k
-        movable = [[False] * len(col) for col in cols]
-        #: ``clear[i][k]``: every card above ``cols[i][k]`` can leave from above it.
-        clear = [[False] * len(col) for col in cols]
-        for i in range(7):
-            if cols[i]:
-                clear[i][-1] = True
-
-        def has_way_out(card: int) -> bool:
-            """A King (empty columns), or a parent that is on a foundation, a talon
-            card that can be put on a column, or a column card with nothing left on it."""
-            if RANK[card] == 13:
-                return True
-            for p in _PARENTS[card]:
-                j = wcol[p]
-                if j == -1 or (placeable[p] if j == -2 else clear[j][widx[p]]):
-                    return True
-            return False
-
+                free[c] = up[c] = True
+        in_column = [False] * 52
+        for col in cols:
+            if col:
+                free[col[-1]] = True
+                for c in col:
+                    in_column[c] = True
+        movable = [False] * 52
+        first_parent, second_parent, king = _FIRST_PARENT, _SECOND_PARENT, _KING
         changed = True
         while changed:
             changed = False
             for c in talon:
-                if not placeable[c] and has_way_out(c):
-                    placeable[c] = True
+                if not free[c] and (king[c] or free[first_parent[c]] or free[second_parent[c]]):
+                    free[c] = True
                     changed = True
             for s in range(4):
                 for c in range(s * 13 + found[s], s * 13 + 13):
                     if up[c]:
                         continue
-                    i = wcol[c]
-                    if i < 0 or clear[i][widx[c]]:
+                    if not in_column[c] or free[c]:
                         up[c] = True
                         changed = True
                     else:
@@ -341,23 +338,25 @@ class _Search:
                 n = len(col)
                 if not n:
                     continue
-                mv = movable[i]
-                cl = clear[i]
                 d = down[i]
                 for b in range(n):
-                    if not mv[b] and (b >= d or cl[b]) and has_way_out(col[b]):
-                        mv[b] = True
+                    c = col[b]
+                    if not movable[c] and (b >= d or free[c]) and (
+                        king[c] or free[first_parent[c]] or free[second_parent[c]]
+                    ):
+                        movable[c] = True
                         changed = True
                 # Above k - 1 everything leaves when each card from k up to the first
                 # movable face-up card (which carries the rest) goes up or moves.
                 first_carrier = bad = n
                 for k in range(n - 1, 0, -1):
-                    if k >= d and mv[k]:
+                    c = col[k]
+                    if k >= d and movable[c]:
                         first_carrier = k
-                    if not (mv[k] or up[col[k]]):
+                    if not (movable[c] or up[c]):
                         bad = k
-                    if not cl[k - 1] and bad >= first_carrier:
-                        cl[k - 1] = True
+                    if bad >= first_carrier and not free[col[k - 1]]:
+                        free[col[k - 1]] = True
                         changed = True
         return not all(up)
 
@@ -1069,7 +1068,9 @@ class _DepthFirst:
         self.result = WIN if search.won() else UNKNOWN
         #: Canonical key → the bit set of the talon position classes visited with it.
         self.visited = {search.key(): 1 << search.pos_class()}
-        self.stack: list[list] = [[search.moves(), 0, ()]] if self.result == UNKNOWN else []
+        #: Per move on the line: its candidate moves, the next one's index, the
+        #: pending obligations, and whether the position was found not blocked.
+        self.stack: list[list] = [[search.moves(), 0, (), False]] if self.result == UNKNOWN else []
         if search.draw == 3:
             self.dominating = _DOMINATING_D3V if search.vegas else _DOMINATING_D3N
         else:
@@ -1115,14 +1116,21 @@ class _DepthFirst:
         # quick win, and there a check costs more than the small subtrees it cuts.
         check_blocks = self.level == 0
         result = LOSE
+        #: Set while frames of a blocked position are cut: the one under it is checked too.
+        cutting = False
         while stack:
             frame = stack[-1]
-            moves, index, pending = frame
+            moves, index, pending, _ = frame
             if index >= len(moves):
                 stack.pop()
                 if path:
                     for record in reversed(path.pop()):
                         undo(record)
+                if cutting:
+                    if stack and blocked():
+                        stack[-1][1] = len(stack[-1][0])
+                    else:
+                        cutting = False
                 continue
             frame[1] = index + 1
             move = moves[index]
@@ -1155,6 +1163,15 @@ class _DepthFirst:
                         if blocked():
                             prunes += 1
                             undo(record)
+                            # The position before the move is often blocked already
+                            # (by a move the cheap filter let through): then its
+                            # whole subtree, and maybe more, is lost.
+                            if not frame[3]:
+                                if blocked():
+                                    frame[1] = len(moves)
+                                    cutting = True
+                                else:
+                                    frame[3] = True
                             continue
             if not left:
                 auto(records)
@@ -1175,7 +1192,7 @@ class _DepthFirst:
             else:
                 visited[k] = seen | (1 << pc)
                 path.append(records)
-                stack.append([candidates(left), 0, left])
+                stack.append([candidates(left), 0, left, False])
             check += 1
             if check >= 1024:
                 check = 0
