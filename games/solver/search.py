@@ -97,7 +97,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   cards could ever leave from above the card they cover; each fact is derived only
   from facts that must hold earlier in any line where it happens, and the talon is
   assumed to give any card at any time, so a card never derived is a proof of loss in
-  every mode, take-backs included. :func:`solve` checks the deal first (17 of deals
+  every mode, take-backs included. :func:`solve` checks the deal first (33 of deals
   0–999 are blocked from the start, some beyond any search's reach in 10 s); the
   complete searches (not the streamlined ones, which are after a quick win) check
   again after a move that puts a card above one it needs (:meth:`_Search.new_needs`),
