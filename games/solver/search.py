@@ -85,7 +85,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
 * **Relaxation.** Every move of draw three or of Vegas is a move of draw one Normal
   from the same position (the talon reaches a subset of its cards; nothing else
   differs), so a position lost in draw one Normal is lost in every mode. :func:`solve`
-  searches draw three and Vegas games as draw one Normal for a step of its schedule: its
+  searches draw three and Vegas games as draw one Normal too (:class:`_Relaxation`): its
   losses are often proved much faster there (any talon card can be played at any
   time, so the talon's position drops out of the state), and its "lose" is the answer.
 
@@ -119,8 +119,9 @@ Techniques (and why each one keeps a "lose" answer a proof):
   each time, the moves shuffled within their groups (seeded: the same budget gives the
   same answer). :func:`solve` runs level 2 alone for the first 2% of the budget (most
   winnable deals are won there), then level 2 and later level 1 in turns with the
-  complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_OTHER`), and the complete
-  search alone at the end. Every search stops at the end of its turn and resumes where
+  complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_OTHER`; for draw three and
+  Vegas the relaxation takes turns too, until it finds a draw-one win, which proves
+  nothing), and the complete search alone at the end. Every search stops at the end of its turn and resumes where
   it stopped (:class:`_DepthFirst`), so starting the complete search early costs it
   nothing: the wins only it finds quickly (those needing a take-back or a card kept off
   its foundation) come early, and its loss proofs get more of the budget.
@@ -193,7 +194,7 @@ RELAXATION: Final = -1
 #: search loses nothing by starting early, and a win either finds quickly is found
 #: quickly.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((1, 0), 0.7), ((0,), 1.0))
-SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0), 0.4), ((RELAXATION,), 0.5), ((1, 0), 0.9), ((0,), 1.0))
+SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
 SLICE_NODES: Final = 20_000
@@ -910,13 +911,14 @@ class _Schedule:
         self.max_nodes = max_nodes
         #: The blocked check's recent checks and prunes, shared by the searches.
         self.gate = [0, 0]
-        self.complete = _DepthFirst(game, gate=self.gate)
-        self.streamlined: dict[int, _Restarts] = {}
-        #: Nodes of the searches that are over (the relaxation).
-        self.spent = 0
+        #: The searches by level, each made when the schedule first needs it.
+        self.searches: dict[int, _DepthFirst | _Restarts | _Relaxation] = {}
+        #: Searches that can tell nothing more (a streamlined search out of moves, a
+        #: relaxation that found a win).
+        self.finished: set[int] = set()
 
     def nodes(self) -> int:
-        return self.spent + self.complete.nodes + sum(r.nodes for r in self.streamlined.values())
+        return sum(search.nodes for search in self.searches.values())
 
     def limits(self, share: float) -> tuple[float | None, int]:
         """The deadline and the node cap (for all searches together) at ``share`` of
@@ -930,18 +932,11 @@ class _Schedule:
         schedule = SCHEDULE_D1N if game.draw == 1 and not game.vegas else SCHEDULE_OTHER
         for levels, share in schedule:
             deadline, cap = self.limits(share)
-            if levels == (RELAXATION,):
-                result = _relaxed(game, self.start, deadline, cap - self.nodes() if cap >= 0 else -1,
-                                  self.clock, self.gate)
-                self.spent += result.nodes
-                if result.result == LOSE:
-                    result.nodes = self.nodes()
-                    return result
-                continue
-            searches = [self.search(level) for level in levels]
-            while True:
-                for search in searches:
-                    if len(searches) == 1:
+            active = [level for level in levels if level not in self.finished]
+            while active:
+                for level in active:
+                    search = self.search(level)
+                    if len(active) == 1:
                         turn_deadline, turn_cap = deadline, cap
                     else:
                         turn_deadline, turn_cap = self.turn(deadline, cap)
@@ -949,24 +944,28 @@ class _Schedule:
                         break
                     own_cap = max(search.nodes + turn_cap - self.nodes(), search.nodes) if turn_cap >= 0 else -1
                     outcome = search.run(turn_deadline, own_cap, self.clock)
-                    if outcome == WIN or (outcome == LOSE and search is self.complete):
+                    if outcome == UNKNOWN:
+                        continue
+                    if outcome in search.ANSWERS:
                         result = search.outcome(self.start, self.clock)
                         result.nodes = self.nodes()
                         return result
-                    if outcome == LOSE:
-                        # A streamlined search ran out of moves: it proves nothing.
-                        searches.remove(search)
-                        break
-                if not searches or self.over(deadline, cap):
+                    self.finished.add(level)
+                    active.remove(level)
+                    break
+                if self.over(deadline, cap):
                     break
         return SolveResult(UNKNOWN, [], self.nodes(), self.clock() - self.start)
 
-    def search(self, level: int) -> _DepthFirst | _Restarts:
-        if level == 0:
-            return self.complete
-        if level not in self.streamlined:
-            self.streamlined[level] = _Restarts(self.game, level, self.gate)
-        return self.streamlined[level]
+    def search(self, level: int) -> _DepthFirst | _Restarts | _Relaxation:
+        if level not in self.searches:
+            if level == 0:
+                self.searches[level] = _DepthFirst(self.game, gate=self.gate)
+            elif level == RELAXATION:
+                self.searches[level] = _Relaxation(self.game, self.gate)
+            else:
+                self.searches[level] = _Restarts(self.game, level, self.gate)
+        return self.searches[level]
 
     def turn(self, deadline: float | None, cap: int) -> tuple[float | None, int]:
         """The deadline and node cap of one turn, within the step's."""
@@ -982,17 +981,49 @@ class _Schedule:
 
 def _relaxed(game: Game, start: float, deadline: float | None, node_limit: int,
              clock: Callable[[], float], gate: list[int] | None = None) -> SolveResult:
+    """The relaxation (:class:`_Relaxation`) run once to its end or budget."""
+    relaxation = _Relaxation(game, gate if gate is not None else [0, 0])
+    relaxation.run(deadline, node_limit, clock)
+    return relaxation.outcome(start, clock)
+
+
+class _Relaxation:
     """The game searched as draw one Normal: ``"lose"`` there is a loss in every mode
-    (module notes). A streamlined search first, since a relaxed win, the usual
-    answer, ends the relaxation."""
-    quick_limit = RESTART_NODES if node_limit < 0 else min(RESTART_NODES, node_limit)
-    quick = _solve(game, start, deadline, quick_limit, clock, 1, None, True, gate)
-    if quick.result == WIN or (0 <= node_limit <= quick.nodes):
-        return quick
-    rest = node_limit - quick.nodes if node_limit >= 0 else -1
-    result = _solve(game, start, deadline, rest, clock, 0, None, True, gate)
-    result.nodes += quick.nodes
-    return result
+    (module notes), ``"win"`` proves nothing. A streamlined search first (up to
+    :data:`RESTART_NODES` nodes), since a relaxed win, the usual answer, ends the
+    relaxation; then the complete relaxed search. It can stop and resume."""
+
+    ANSWERS: Final = (LOSE,)
+
+    def __init__(self, game: Game, gate: list[int]) -> None:
+        self.game, self.gate = game, gate
+        self.quick = True
+        #: Nodes of the quick search once it is over.
+        self.done = 0
+        self.dfs = _DepthFirst(game, 1, None, True, gate)
+
+    @property
+    def nodes(self) -> int:
+        return self.done + self.dfs.nodes
+
+    def run(self, deadline: float | None, node_limit: int, clock: Callable[[], float]) -> str:
+        while True:
+            limit = node_limit - self.done if node_limit >= 0 else -1
+            if self.quick:
+                limit = RESTART_NODES if limit < 0 else min(RESTART_NODES, limit)
+            outcome = self.dfs.run(deadline, limit, clock)
+            if not self.quick or outcome == WIN or (outcome == UNKNOWN and self.dfs.nodes < RESTART_NODES):
+                return outcome
+            # The quick search found no win (its cap, or its whole space): the
+            # complete relaxed search takes over.
+            self.quick = False
+            self.done = self.dfs.nodes
+            self.dfs = _DepthFirst(self.game, 0, None, True, self.gate)
+            if (deadline is not None and clock() > deadline) or 0 <= node_limit <= self.done:
+                return UNKNOWN
+
+    def outcome(self, start: float, clock: Callable[[], float]) -> SolveResult:
+        return self.dfs.outcome(start, clock)
 
 
 class _Restarts:
@@ -1001,6 +1032,9 @@ class _Restarts:
     gives the same answer) and the cap doubled each time. A depth-first search that
     took a bad turn early stays in that subtree; a restart does not. Like
     :class:`_DepthFirst`, it can stop and resume."""
+
+    #: A streamlined search's win is an answer; running out of moves proves nothing.
+    ANSWERS: Final = (WIN,)
 
     def __init__(self, game: Game, level: int, gate: list[int]) -> None:
         self.game, self.level, self.gate = game, level, gate
@@ -1050,6 +1084,9 @@ class _DepthFirst:
     """A depth-first search that can stop at a deadline or node cap and resume where
     it stopped (:func:`solve` interleaves the complete search with the streamlined
     ones without losing the complete search's work)."""
+
+    #: The complete search's win and loss are both answers.
+    ANSWERS: Final = (WIN, LOSE)
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
                  relaxed: bool = False, gate: list[int] | None = None) -> None:
