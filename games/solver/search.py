@@ -57,9 +57,9 @@ Techniques (and why each one keeps a "lose" answer a proof):
   visited one, in as few moves. (Were a win missed, take the visited winnable state
   nearest a win: its next move on a shortest winning line leads to a state that was
   visited, or skipped for a visited one at most as far from a win — either way a
-  nearer visited winnable state.) This needs every successor
-  rule to be blind to ``pos`` except through the reachable set, which holds where no
-  talon card moves automatically (the complete draw-three searches; :meth:`auto`
+  nearer visited winnable state.) This needs every successor rule to be blind to
+  ``pos`` except through the reachable set, which holds where no talon card moves
+  automatically (the complete draw-three searches; :meth:`auto`
   moves the waste's top card only when streamlined). The streamlined draw-three
   searches skip the same states: they need not be complete, and a smaller space
   finds wins sooner. Draw one Vegas matches positions exactly (:data:`_EXACT`): its
@@ -121,9 +121,9 @@ Techniques (and why each one keeps a "lose" answer a proof):
   winnable deals are won there), then level 2 and later level 1 in turns with the
   complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_OTHER`; for draw three and
   Vegas the relaxation takes turns too, until it finds a draw-one win, which proves
-  nothing), and the complete search alone at the end. Every search stops at the end of its turn and resumes where
-  it stopped (:class:`_DepthFirst`), so starting the complete search early costs it
-  nothing: the wins only it finds quickly (those needing a take-back or a card kept off
+  nothing), and the complete search alone at the end. Every search stops at the end
+  of its turn and resumes where it stopped (:class:`_DepthFirst`), so starting the
+  complete search early costs it nothing: the wins only it finds quickly (those needing a take-back or a card kept off
   its foundation) come early, and its loss proofs get more of the budget.
 
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
@@ -176,20 +176,20 @@ _END: Final = 53
 #: Per position class, the classes whose visited states make a state of this class
 #: redundant (module notes, "Talon positions"): the class itself only ...
 _EXACT: Final = tuple(1 << i for i in range(54))
-#: ... or, in the complete draw-three searches, every class whose reachable set
-#: contains this one's: a smaller position of the
-#: same residue mod 3, and any position at all for the talon's end (Vegas) or the
-#: classes sharing index 0 (Normal, where every position reaches them).
+#: ... or, in the draw-three searches, every class whose reachable set contains this
+#: one's: a smaller position of the same residue mod 3, and any position at all for
+#: the talon's end (Vegas) or the classes sharing index 0 (Normal, where every
+#: position reaches them).
 _DOMINATING_D3N: Final = (-1, *(sum(1 << a for a in range(b % 3, b + 1, 3) if a) for b in range(1, 53)), 0)
 _DOMINATING_D3V: Final = (*(sum(1 << a for a in range(b % 3, b + 1, 3)) for b in range(53)), -1)
 
 #: Draw three and Vegas games are also searched as draw one Normal (a superset of
-#: their moves), to prove a loss faster: a step of the schedule.
+#: their moves), to prove a loss faster: one of the schedule's searches.
 RELAXATION: Final = -1
 #: :func:`solve`'s schedule: steps of (searches, share of the budget, time and
 #: nodes, at which the step ends). The searches are the streamlined ones (level 2
 #: also leaves out moving part of a run between columns; 1 does not), the complete
-#: search (level 0) and the relaxation. Two searches in one step take turns of
+#: search (level 0) and the relaxation. The searches of one step take turns of
 #: SLICE_SHARE of the budget each; each resumes where it stopped, so the complete
 #: search loses nothing by starting early, and a win either finds quickly is found
 #: quickly.
