@@ -71,12 +71,15 @@ Techniques (and why each one keeps a "lose" answer a proof):
   take-back (used by a card put on the card taken back, or by taking back the card
   under it), a run moved off a face-up card (used by a card put on the card it
   uncovered, or that card going up), a talon card put on a column in draw one Normal
-  (used by a card put on it), and a whole column moved onto another so that it is
-  empty (used by a King moved into an empty column; an empty column takes nothing
-  else). After such a move the search allows only its uses, plus, when one move can
-  serve two pending obligations at once (a take-back of the card under a taken-back
-  card onto the other's card), the second delayable move first
-  (:meth:`_Search.pair_moves`).
+  (used by a card put on it), a talon card put on its foundation (when not safe) in
+  draw one Normal (used by the next card of its suit going up; nothing else needs it
+  there, and taking it back is the same as playing it from the talon, which can give
+  any card at any time), and a whole column moved onto another so that it is empty
+  (used by a King moved into an empty column; an empty column takes nothing else).
+  After such a move the search allows only its uses, plus, when one move can serve two
+  pending obligations at once (a take-back of the card under a taken-back card onto
+  the other's card; a card going up that one obligation exposed and the other waits
+  for), the second delayable move first (:meth:`_Search.pair_moves`).
   The pending obligations are part of the transposition key. Turning a face-down card
   up is *not* delayable: the card's use may need two chains of delayable moves at
   once (its own target built from the talon, and the target of the run moved off it)
@@ -97,12 +100,14 @@ Techniques (and why each one keeps a "lose" answer a proof):
   cards could ever leave from above the card they cover; each fact is derived only
   from facts that must hold earlier in any line where it happens, and the talon is
   assumed to give any card at any time, so a card never derived is a proof of loss in
-  every mode, take-backs included. :func:`solve` checks the deal first (33 of deals
+  every mode, take-backs included. The facts are bit sets of cards and all follow
+  from one of them (the cards something may ever be put on), so a check is a few
+  dozen integer operations per round. :func:`solve` checks the deal first (33 of deals
   0–999 are blocked from the start, some beyond any search's reach in 10 s); the
   complete searches (not the streamlined ones, which are after a quick win) check
   again after a move that puts a card above one it needs (:meth:`_Search.new_needs`),
   while such checks keep pruning (one in :data:`BLOCKED_MIN_RATE` or more; else only
-  one move in :data:`BLOCKED_PROBE`), since a check costs as much as about ten nodes.
+  one move in :data:`BLOCKED_PROBE`), since a check costs as much as one or two nodes.
   When a check prunes, the position before the move is checked too (once per
   position): it is often blocked already, by a move the cheap filter let through, and
   then its whole subtree is lost — the search abandons it and climbs the line, one
@@ -160,17 +165,23 @@ _SIBLING: Final = (3, 2, 1, 0)
 _SAFE: Final = tuple((SUIT[c], RANK[c], *_OPPOSITE[SUIT[c]], _SIBLING[SUIT[c]]) for c in range(52))
 #: Per card: the cards it may be put on (its two parents; none for a King).
 _PARENTS: Final = tuple(tuple(p for p in range(52) if c in ACCEPTS[p]) for c in range(52))
-#: The same as flat tables for the blocked check (a King's entries are unused).
-_FIRST_PARENT: Final = tuple(ps[0] if ps else 0 for ps in _PARENTS)
-_SECOND_PARENT: Final = tuple(ps[-1] if ps else 0 for ps in _PARENTS)
-_KING: Final = tuple(RANK[c] == 13 for c in range(52))
+#: Bit sets of cards for the blocked check: a card's bit position (:data:`_WHERE`)
+#: is 14 × its suit + its rank - 1, so each suit's cards are contiguous, Ace first,
+#: with a spare bit above the King.
+_WHERE: Final = tuple(14 * SUIT[c] + RANK[c] - 1 for c in range(52))
+_BIT: Final = tuple(1 << w for w in _WHERE)
+_ALL_CARDS: Final = sum(_BIT)
+_ACES: Final = 1 | 1 << 14 | 1 << 28 | 1 << 42
+_RANKS_BELOW_KING: Final = (1 << 12) - 1
+_KINGS: Final = sum(b for c, b in enumerate(_BIT) if RANK[c] == 13)
 _DOWN_BYTE: Final = tuple(bytes((200 + d,)) for d in range(52))
 _CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
 #: Obligation kinds.
 _TB: Final = 0
 _EXPOSE: Final = 1
 _EMPTY: Final = 2
-_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(3)) for c in range(52))
+_UP: Final = 3
+_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(4)) for c in range(52))
 #: :meth:`_Search.pos_class` of a Vegas talon whose cards are all in the waste.
 _END: Final = 53
 #: Per position class, the classes whose visited states make a state of this class
@@ -294,72 +305,71 @@ class _Search:
         A least fixed point over four kinds of facts, each derived only from facts
         that must have held *earlier* in any line where it happens: a card goes up
         (its predecessor went up, and every card first dealt above it left from above
-        it); a column card moves onto a column (a King, or a parent that is on a
-        foundation, a talon card that can be put on a column, or a column card with
-        everything above it gone; a face-down card only once everything above it is
-        gone); a card leaves from above a lower card (it goes up, it moves, or a
-        face-up card between them moves and carries it along); a talon card can be put
-        on a column (a King, or a parent as above). Nothing else constrains the talon
-        (any card, any time), so this holds for every draw and scoring."""
-        cols, down, found, talon = self.cols, self.down, self.found, self.talon
-        #: ``free[c]``: a card may ever be put on ``c`` — it is on a foundation (taken
-        #: back), a talon card that can be put on a column, or a column card that
-        #: everything above can leave from.
-        free = [False] * 52
-        up = [False] * 52
-        for s in range(4):
-            for c in range(s * 13, s * 13 + found[s]):
-                free[c] = up[c] = True
-        in_column = [False] * 52
-        for col in cols:
-            if col:
-                free[col[-1]] = True
-                for c in col:
-                    in_column[c] = True
-        movable = [False] * 52
-        first_parent, second_parent, king = _FIRST_PARENT, _SECOND_PARENT, _KING
-        changed = True
-        while changed:
-            changed = False
-            for c in talon:
-                if not free[c] and (king[c] or free[first_parent[c]] or free[second_parent[c]]):
-                    free[c] = True
-                    changed = True
-            for s in range(4):
-                for c in range(s * 13 + found[s], s * 13 + 13):
-                    if up[c]:
-                        continue
-                    if not in_column[c] or free[c]:
-                        up[c] = True
-                        changed = True
-                    else:
-                        break
-            for i in range(7):
-                col = cols[i]
-                n = len(col)
-                if not n:
-                    continue
-                d = down[i]
-                for b in range(n):
-                    c = col[b]
-                    if not movable[c] and (b >= d or free[c]) and (
-                        king[c] or free[first_parent[c]] or free[second_parent[c]]
-                    ):
-                        movable[c] = True
-                        changed = True
-                # Above k - 1 everything leaves when each card from k up to the first
-                # movable face-up card (which carries the rest) goes up or moves.
-                first_carrier = bad = n
-                for k in range(n - 1, 0, -1):
-                    c = col[k]
-                    if k >= d and movable[c]:
-                        first_carrier = k
-                    if not (movable[c] or up[c]):
-                        bad = k
-                    if bad >= first_carrier and not free[col[k - 1]]:
-                        free[col[k - 1]] = True
-                        changed = True
-        return not all(up)
+        it); a column card moves onto a column (a King once a column is empty or
+        its bottom card leaves, or a parent that is on a foundation, a talon card
+        that can be put on a column, or a column card with everything above it gone;
+        a face-down card only once everything above it is gone); everything leaves
+        from above a column card (the card above it goes up or moves: moving, it
+        carries the rest, and going up or moving face-down, it needed the rest gone
+        first); a talon card can be put on a column (a King or a parent, as above). Nothing else constrains the talon (any card, any time),
+        so this holds for every draw and scoring.
+
+        The facts are bit sets of cards (:data:`_BIT`). All of them follow from one:
+        ``free``, the cards something may ever be put on (on a foundation, a talon
+        card that can be put on a column, or a column card that everything above can
+        leave from); the loop grows it to its fixed point."""
+        cols, down, found, bit, where = self.cols, self.down, self.found, _BIT, _WHERE
+        in_column = face_up = bottoms = 0
+        #: The card under each column card but the bottom one, by bit position.
+        under = [0] * 56
+        kings = 0
+        on_foundations = free = ((1 << found[0]) - 1) | (((1 << found[1]) - 1) << 14) | (
+            ((1 << found[2]) - 1) << 28) | (((1 << found[3]) - 1) << 42)
+        for i in range(7):
+            col = cols[i]
+            if not col:
+                kings = _KINGS  # an empty column: any King can go there
+                continue
+            bottoms |= bit[col[0]]
+            d = down[i]
+            below = 0
+            for k, c in enumerate(col):
+                b = bit[c]
+                in_column |= b
+                under[where[c]] = below
+                below = b
+                if k >= d:
+                    face_up |= b
+            free |= below
+        in_talon = _ALL_CARDS & ~in_column & ~on_foundations
+        outside = _ALL_CARDS & ~in_column
+        left = 0  # column cards already found to be able to leave
+        while True:
+            # Cards with a parent something may be put on (or Kings: an empty column);
+            # by rank, a black card's parents are the red cards one rank up, and so on.
+            red = ((free >> 14) | (free >> 28)) >> 1 & _RANKS_BELOW_KING
+            black = (free | (free >> 42)) >> 1 & _RANKS_BELOW_KING
+            settle = kings | red | (red << 42) | (black << 14) | (black << 28)
+            grown = free | (in_talon & settle)
+            # Each suit's run of cards that can go up, from the Ace: its trailing ones
+            # (a suit's 14th bit is always clear, so no carry crosses suits).
+            candidates = outside | grown
+            up = ((candidates + _ACES) & ~candidates) - _ACES
+            if up == _ALL_CARDS:
+                return False
+            leaving = ((face_up | grown) & settle | up) & in_column & ~left
+            left |= leaving
+            while leaving:
+                low = leaving & -leaving
+                grown |= under[low.bit_length() - 1]
+                leaving ^= low
+            if not kings and bottoms & left:
+                kings = _KINGS  # a column can be emptied: Kings can go there
+                free = grown
+                continue
+            if grown == free:
+                return True
+            free = grown
 
     def new_needs(self, move: tuple, record: tuple) -> bool:
         """Whether a card the move just put on a column now lies above a card it needs
@@ -558,6 +568,8 @@ class _Search:
         an empty column."""
         if ob_kind == _EMPTY:
             return self.kings_to_empty()
+        if ob_kind == _UP:
+            return self.ups_of(t + 1) if RANK[t] < 13 else []
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
         for j in range(7):
             col = cols[j]
@@ -603,6 +615,37 @@ class _Search:
                     result.append((F2T, s, jj))
         return result
 
+    def ups_of(self, card: int) -> list[tuple]:
+        """The move of ``card`` to its foundation, from a column's top or the talon
+        (none if it is elsewhere; the caller knows its foundation is ready)."""
+        cols = self.cols
+        for j in range(7):
+            col = cols[j]
+            if col and col[-1] == card:
+                return [(T2F, j)]
+        talon = self.talon
+        if card in talon:
+            p = talon.index(card) + 1
+            if p in self.talon_positions():
+                return [(W2F, p)]
+        return []
+
+    def next_can_follow(self, card: int) -> bool:
+        """Whether the next card of ``card``'s suit is in the talon or face up in a
+        column: otherwise no move can use ``card`` going up from the talon in draw
+        one Normal (an ``_UP`` obligation), so the search does not try it."""
+        if RANK[card] == 13:
+            return False
+        card += 1
+        if card in self.talon:
+            return True
+        cols, down = self.cols, self.down
+        for i in range(7):
+            col = cols[i]
+            if card in col:
+                return col.index(card) >= down[i]
+        return False
+
     def kings_to_empty(self) -> list[tuple]:
         """Every move of a King into an empty column (one column: they are alike)."""
         cols, down = self.cols, self.down
@@ -631,7 +674,8 @@ class _Search:
         """The obligation a move leaves (module notes): ``_TB`` for a take-back,
         ``_EXPOSE`` for a run moved off a face-up card or (draw one Normal) a talon
         card put on a column, ``_EMPTY`` for a whole column moved onto another,
-        ``-1`` for the others."""
+        ``_UP`` for (draw one Normal) a talon card put on its foundation, ``-1`` for
+        the others. (Safe foundation moves never get here: :meth:`auto` made them.)"""
         kind = move[0]
         if kind == F2T:
             return _TB
@@ -640,15 +684,20 @@ class _Search:
             if k > d:
                 return _EXPOSE
             return -1 if d else _EMPTY
-        if kind == W2T and self.d1n:
-            return _EXPOSE
+        if self.d1n:
+            if kind == W2T:
+                return _EXPOSE
+            if kind == W2F:
+                return _UP
         return -1
 
     def pairable(self, ob: tuple, move: tuple) -> bool:
         """Whether ``move`` is delayable and one later move could discharge both its
-        obligation and ``ob``: only a take-back of the card under a taken-back card
-        onto the other obligation's card does (nothing else discharges two). The
-        specification of :meth:`pair_moves`, which the search calls instead."""
+        obligation and ``ob``: a take-back of the card under a taken-back card onto
+        the other obligation's card, or the next card of a suit going up when one
+        obligation waits for it (``_UP``) and the other exposed it (nothing else
+        discharges two). The specification of :meth:`pair_moves`, which the search
+        calls instead."""
         kind2 = self.delayable(move)
         if kind2 < 0 or kind2 == _EMPTY:
             return False
@@ -658,10 +707,15 @@ class _Search:
         kind = move[0]
         if kind == T2T:
             b = self.cols[move[1]][move[2] - 1]
-        elif kind == W2T:
+        elif kind == W2T or kind == W2F:
             b = self.talon[move[1] - 1]
         else:
             b = move[1] * 13 + self.found[move[1]] - 1
+        if kind1 == _UP or kind2 == _UP:
+            # T2F/W2F of a + 1 discharges _UP(a) and _EXPOSE(a + 1).
+            if kind1 == _UP:
+                return kind2 == _EXPOSE and b == a + 1 and RANK[a] < 13
+            return kind1 == _EXPOSE and a == b + 1 and RANK[b] < 13
         if kind2 == _TB and RANK[b] > 1 and b - 1 in ACCEPTS[a]:
             return True
         return kind1 == _TB and RANK[a] > 1 and a - 1 in ACCEPTS[b]
@@ -669,12 +723,19 @@ class _Search:
     def pair_moves(self, ob: tuple) -> list[tuple]:
         """The moves for which :meth:`pairable` holds, generated directly: take-backs
         of a card whose under-card fits on ``ob``'s card, and (``ob`` a take-back of
-        ``a``) the delayable moves that expose or place a parent of ``a - 1``."""
+        ``a``) the delayable moves that expose or place a parent of ``a - 1``; for
+        the next card of a suit, the moves that expose or place it (``ob`` waits
+        for it to go up) or the foundation move of its predecessor (``ob`` exposed
+        it)."""
         a, kind1 = ob
         if kind1 == _EMPTY or self.eager:
             return []
+        if kind1 == _UP:
+            return self._exposing(a + 1) if RANK[a] < 13 else []
         cols, found = self.cols, self.found
         result: list[tuple] = []
+        if kind1 == _EXPOSE and self.d1n and RANK[a] > 1 and found[SUIT[a]] == RANK[a] - 2 and a - 1 in self.talon:
+            result.append((W2F, self.talon.index(a - 1) + 1))
         fits_a = ACCEPTS[a]
         taken: set[int] = set()
         for s in range(4):
@@ -689,18 +750,27 @@ class _Search:
                     continue
                 if found[s] > r:
                     continue
-                for i in range(7):
-                    col = cols[i]
-                    if parent in col:
-                        q = col.index(parent)
-                        if self.down[i] <= q < len(col) - 1:
-                            self._onto_tops(result, (T2T, i, q + 1), col[q + 1], i)
-                        break
-                else:
-                    if self.d1n and parent in self.talon:
-                        self._onto_tops(result, (W2T, self.talon.index(parent) + 1), parent, -1)
+                self._exposing(parent, result)
         for card in taken:
             self._onto_tops(result, (F2T, SUIT[card]), card, -1)
+        return result
+
+    def _exposing(self, card: int, result: list[tuple] | None = None) -> list[tuple]:
+        """Append to ``result`` the delayable moves that leave ``card`` on top of a
+        column: a run moved off it, or (draw one Normal) ``card`` put on a column
+        from the talon."""
+        if result is None:
+            result = []
+        cols = self.cols
+        for i in range(7):
+            col = cols[i]
+            if card in col:
+                q = col.index(card)
+                if self.down[i] <= q < len(col) - 1:
+                    self._onto_tops(result, (T2T, i, q + 1), col[q + 1], i)
+                return result
+        if self.d1n and card in self.talon:
+            self._onto_tops(result, (W2T, self.talon.index(card) + 1), card, -1)
         return result
 
     def _onto_tops(self, result: list[tuple], head: tuple, card: int, source: int) -> None:
@@ -738,6 +808,10 @@ class _Search:
             if kind == T2T:
                 return not self.cols[move[3]]
             return (kind == W2T or kind == F2T) and not self.cols[move[2]]
+        if ob_kind == _UP:
+            if kind == T2F:
+                return self.cols[move[1]][-1] == t + 1
+            return kind == W2F and self.talon[move[1] - 1] == t + 1
         if target == t:
             return True
         if ob_kind == _TB:
@@ -796,9 +870,10 @@ class _Search:
                                     emptying.append((T2T, i, k, j))
                             else:
                                 other.append((T2T, i, k, j))
+        d1n = self.d1n
         for p in self.talon_positions():
             c = talon[p - 1]
-            if found[SUIT[c]] == RANK[c] - 1:
+            if found[SUIT[c]] == RANK[c] - 1 and (not d1n or self.next_can_follow(c)):
                 up.append((W2F, p))
             if RANK[c] == 13:
                 if empty >= 0:
@@ -1183,6 +1258,8 @@ class _DepthFirst:
                 # card just put on a column; none for an emptied column.
                 if ob_kind == _EMPTY:
                     left += ((0, _EMPTY),)
+                elif ob_kind == _UP:
+                    left += ((record[1], _UP),)
                 else:
                     col = cols[move[1]] if move[0] == T2T else cols[move[-1]]
                     left += ((col[-1], ob_kind),)
