@@ -74,12 +74,16 @@ Techniques (and why each one keeps a "lose" answer a proof):
   (used by a card put on it), a talon card put on its foundation (when not safe) in
   draw one Normal (used by the next card of its suit going up; nothing else needs it
   there, and taking it back is the same as playing it from the talon, which can give
-  any card at any time), and a whole column moved onto another so that it is empty
-  (used by a King moved into an empty column; an empty column takes nothing else).
-  After such a move the search allows only its uses, plus, when one move can serve two
-  pending obligations at once (a take-back of the card under a taken-back card onto
-  the other's card; a card going up that one obligation exposed and the other waits
-  for), the second delayable move first (:meth:`_Search.pair_moves`).
+  any card at any time), a column's top card put on its foundation (when not safe)
+  from a face-up card (used by a card put on the card it uncovered, that card going
+  up, or the next card of its suit going up; a move of the uncovered card, or of a
+  run under it, can carry the top card along instead, and taking it back is the same
+  as moving it), and a whole column moved onto another so that it is empty (used by
+  a King moved into an empty column; an empty column takes nothing else). After such
+  a move the search allows only its uses, plus, when one move can serve two pending
+  obligations at once (a take-back of the card under a taken-back card onto the
+  other's card; a card going up that one obligation left on top of a column and the
+  other waits for), the second delayable move first (:meth:`_Search.pair_moves`).
   The pending obligations are part of the transposition key. Turning a face-down card
   up is *not* delayable: the card's use may need two chains of delayable moves at
   once (its own target built from the talon, and the target of the run moved off it)
@@ -181,7 +185,8 @@ _TB: Final = 0
 _EXPOSE: Final = 1
 _EMPTY: Final = 2
 _UP: Final = 3
-_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(4)) for c in range(52))
+_LIFT: Final = 4
+_NEED_BYTES: Final = tuple(tuple(bytes((0xFD, c, k)) for k in range(5)) for c in range(52))
 #: :meth:`_Search.pos_class` of a Vegas talon whose cards are all in the waste.
 _END: Final = 53
 #: Per position class, the classes whose visited states make a state of this class
@@ -570,6 +575,12 @@ class _Search:
             return self.kings_to_empty()
         if ob_kind == _UP:
             return self.ups_of(t + 1) if RANK[t] < 13 else []
+        if ob_kind == _LIFT:
+            result = self.moves_onto(t, _EXPOSE)
+            for x in ACCEPTS[t]:
+                if self.found[SUIT[x]] == RANK[x]:
+                    result += self.ups_of(x + 1)
+            return result
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
         for j in range(7):
             col = cols[j]
@@ -674,8 +685,10 @@ class _Search:
         """The obligation a move leaves (module notes): ``_TB`` for a take-back,
         ``_EXPOSE`` for a run moved off a face-up card or (draw one Normal) a talon
         card put on a column, ``_EMPTY`` for a whole column moved onto another,
-        ``_UP`` for (draw one Normal) a talon card put on its foundation, ``-1`` for
-        the others. (Safe foundation moves never get here: :meth:`auto` made them.)"""
+        ``_UP`` for (draw one Normal) a talon card put on its foundation, ``_LIFT``
+        (complete searches) for a column's top put on its foundation from a face-up
+        card, ``-1`` for the others. (Safe foundation moves rarely get here:
+        :meth:`auto` made them, unless an obligation was pending.)"""
         kind = move[0]
         if kind == F2T:
             return _TB
@@ -684,6 +697,9 @@ class _Search:
             if k > d:
                 return _EXPOSE
             return -1 if d else _EMPTY
+        if kind == T2F:
+            n = len(self.cols[move[1]])
+            return _LIFT if n >= 2 and n - 2 >= self.down[move[1]] and not self.eager else -1
         if self.d1n:
             if kind == W2T:
                 return _EXPOSE
@@ -693,11 +709,12 @@ class _Search:
 
     def pairable(self, ob: tuple, move: tuple) -> bool:
         """Whether ``move`` is delayable and one later move could discharge both its
-        obligation and ``ob``: a take-back of the card under a taken-back card onto
-        the other obligation's card, or the next card of a suit going up when one
-        obligation waits for it (``_UP``) and the other exposed it (nothing else
-        discharges two). The specification of :meth:`pair_moves`, which the search
-        calls instead."""
+        obligation and ``ob`` (nothing else does): a take-back of the card under a
+        taken-back card onto the other obligation's card; or a card going up that
+        one obligation left on top of a column (``_EXPOSE``, ``_LIFT``) while the
+        other put its predecessor up (``_UP``, ``_LIFT``, which may wait for either
+        card that fits on the card it left). The specification of
+        :meth:`pair_moves`, which the search calls instead."""
         kind2 = self.delayable(move)
         if kind2 < 0 or kind2 == _EMPTY:
             return False
@@ -705,17 +722,27 @@ class _Search:
         if kind1 == _EMPTY:
             return False
         kind = move[0]
+        found = self.found
+        lifted = -1  # the card the move puts up
         if kind == T2T:
             b = self.cols[move[1]][move[2] - 1]
-        elif kind == W2T or kind == W2F:
+        elif kind == W2T:
             b = self.talon[move[1] - 1]
+        elif kind == W2F:
+            b, lifted = -1, self.talon[move[1] - 1]
+        elif kind == T2F:
+            b, lifted = self.cols[move[1]][-2:]
         else:
-            b = move[1] * 13 + self.found[move[1]] - 1
+            b = move[1] * 13 + found[move[1]] - 1
+        if kind1 in (_EXPOSE, _LIFT) and lifted == a - 1 and RANK[a] > 1:
+            return True
+        if kind2 in (_EXPOSE, _LIFT):
+            if kind1 == _UP and b == a + 1 and RANK[a] < 13:
+                return True
+            if kind1 == _LIFT and RANK[b] > 1 and b - 1 in ACCEPTS[a] and found[SUIT[b]] == RANK[b] - 1:
+                return True
         if kind1 == _UP or kind2 == _UP:
-            # T2F/W2F of a + 1 discharges _UP(a) and _EXPOSE(a + 1).
-            if kind1 == _UP:
-                return kind2 == _EXPOSE and b == a + 1 and RANK[a] < 13
-            return kind1 == _EXPOSE and a == b + 1 and RANK[b] < 13
+            return False
         if kind2 == _TB and RANK[b] > 1 and b - 1 in ACCEPTS[a]:
             return True
         return kind1 == _TB and RANK[a] > 1 and a - 1 in ACCEPTS[b]
@@ -723,10 +750,9 @@ class _Search:
     def pair_moves(self, ob: tuple) -> list[tuple]:
         """The moves for which :meth:`pairable` holds, generated directly: take-backs
         of a card whose under-card fits on ``ob``'s card, and (``ob`` a take-back of
-        ``a``) the delayable moves that expose or place a parent of ``a - 1``; for
-        the next card of a suit, the moves that expose or place it (``ob`` waits
-        for it to go up) or the foundation move of its predecessor (``ob`` exposed
-        it)."""
+        ``a``) the delayable moves that leave a parent of ``a - 1`` on a column's
+        top; for a card going up, the delayable moves that leave it on top (``ob``
+        put its predecessor up) or put its predecessor up (``ob`` left it on top)."""
         a, kind1 = ob
         if kind1 == _EMPTY or self.eager:
             return []
@@ -734,8 +760,12 @@ class _Search:
             return self._exposing(a + 1) if RANK[a] < 13 else []
         cols, found = self.cols, self.found
         result: list[tuple] = []
-        if kind1 == _EXPOSE and self.d1n and RANK[a] > 1 and found[SUIT[a]] == RANK[a] - 2 and a - 1 in self.talon:
-            result.append((W2F, self.talon.index(a - 1) + 1))
+        if kind1 != _TB and RANK[a] > 1 and found[SUIT[a]] == RANK[a] - 2:
+            self._lifting(a - 1, result)
+        if kind1 == _LIFT:
+            for x in ACCEPTS[a]:
+                if found[SUIT[x]] == RANK[x]:
+                    self._exposing(x + 1, result)
         fits_a = ACCEPTS[a]
         taken: set[int] = set()
         for s in range(4):
@@ -753,25 +783,46 @@ class _Search:
                 self._exposing(parent, result)
         for card in taken:
             self._onto_tops(result, (F2T, SUIT[card]), card, -1)
+        if kind1 == _LIFT:
+            result = list(dict.fromkeys(result))  # a move can both lift and expose
         return result
 
     def _exposing(self, card: int, result: list[tuple] | None = None) -> list[tuple]:
         """Append to ``result`` the delayable moves that leave ``card`` on top of a
-        column: a run moved off it, or (draw one Normal) ``card`` put on a column
-        from the talon."""
+        column: a run moved off it, the card on it put up (``_LIFT``), or (draw one
+        Normal) ``card`` put on a column from the talon."""
         if result is None:
             result = []
-        cols = self.cols
+        cols, found = self.cols, self.found
         for i in range(7):
             col = cols[i]
             if card in col:
                 q = col.index(card)
-                if self.down[i] <= q < len(col) - 1:
+                n = len(col)
+                if self.down[i] <= q < n - 1:
                     self._onto_tops(result, (T2T, i, q + 1), col[q + 1], i)
+                    if q == n - 2 and not self.eager:
+                        top = col[-1]
+                        if found[SUIT[top]] == RANK[top] - 1:
+                            result.append((T2F, i))
                 return result
         if self.d1n and card in self.talon:
             self._onto_tops(result, (W2T, self.talon.index(card) + 1), card, -1)
         return result
+
+    def _lifting(self, card: int, result: list[tuple]) -> None:
+        """Append the delayable moves that put ``card`` up (its foundation is ready):
+        from a column's top over a face-up card (``_LIFT``), or (draw one Normal)
+        from the talon (``_UP``)."""
+        cols = self.cols
+        for i in range(7):
+            col = cols[i]
+            if col and col[-1] == card:
+                if len(col) >= 2 and len(col) - 2 >= self.down[i]:
+                    result.append((T2F, i))
+                return
+        if self.d1n and card in self.talon:
+            result.append((W2F, self.talon.index(card) + 1))
 
     def _onto_tops(self, result: list[tuple], head: tuple, card: int, source: int) -> None:
         """Append ``head + (j,)`` for every column ``j`` (not ``source``) that can take
@@ -808,6 +859,17 @@ class _Search:
             if kind == T2T:
                 return not self.cols[move[3]]
             return (kind == W2T or kind == F2T) and not self.cols[move[2]]
+        if ob_kind == _LIFT:
+            if target == t:
+                return True
+            if kind == T2F:
+                card = self.cols[move[1]][-1]
+            elif kind == W2F:
+                card = self.talon[move[1] - 1]
+            else:
+                return False
+            x = card - 1
+            return card == t or (RANK[card] > 1 and x in ACCEPTS[t] and self.found[SUIT[x]] == RANK[x])
         if ob_kind == _UP:
             if kind == T2F:
                 return self.cols[move[1]][-1] == t + 1
@@ -1260,6 +1322,8 @@ class _DepthFirst:
                     left += ((0, _EMPTY),)
                 elif ob_kind == _UP:
                     left += ((record[1], _UP),)
+                elif ob_kind == _LIFT:
+                    left += ((cols[move[1]][-1], _LIFT),)
                 else:
                     col = cols[move[1]] if move[0] == T2T else cols[move[-1]]
                     left += ((col[-1], ob_kind),)
