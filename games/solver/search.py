@@ -214,6 +214,11 @@ SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((1, 0, RELAXA
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
 SLICE_NODES: Final = 20_000
+#: The complete search first plays foundation moves freely, as a quick way to a win
+#: (a card put up early makes others safe to follow); from this many nodes on, a
+#: card put up from a face-up card waits for its use (module notes, "Obligations"),
+#: which shrinks loss proofs two to four times but makes the first wins slower.
+LIFT_AFTER: Final = 30_000
 #: The node cap of the streamlined search's first attempt (doubled at each restart).
 RESTART_NODES: Final = 50_000
 DEFAULT_BUDGET_SECONDS: Final = 10.0
@@ -253,7 +258,7 @@ class _Budget(Exception):
 
 class _Search:
     __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
-                 "shuffle")
+                 "shuffle", "lift")
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
                  relaxed: bool = False) -> None:
@@ -263,6 +268,9 @@ class _Search:
         #: foundation move is made at once and nothing is taken back; 2 also leaves out
         #: moves of part of a run between columns.
         self.eager = level
+        #: Whether a column's top put up from a face-up card waits for its use
+        #: (``_LIFT``): only in the complete search, once :class:`_DepthFirst` says so.
+        self.lift = False
         self.cols = [list(c) for c in game.columns]
         self.down = list(game.down)
         self.found = list(game.foundations)
@@ -699,7 +707,7 @@ class _Search:
             return -1 if d else _EMPTY
         if kind == T2F:
             n = len(self.cols[move[1]])
-            return _LIFT if n >= 2 and n - 2 >= self.down[move[1]] and not self.eager else -1
+            return _LIFT if self.lift and n >= 2 and n - 2 >= self.down[move[1]] else -1
         if self.d1n:
             if kind == W2T:
                 return _EXPOSE
@@ -801,7 +809,7 @@ class _Search:
                 n = len(col)
                 if self.down[i] <= q < n - 1:
                     self._onto_tops(result, (T2T, i, q + 1), col[q + 1], i)
-                    if q == n - 2 and not self.eager:
+                    if q == n - 2 and self.lift:
                         top = col[-1]
                         if found[SUIT[top]] == RANK[top] - 1:
                             result.append((T2F, i))
@@ -818,7 +826,7 @@ class _Search:
         for i in range(7):
             col = cols[i]
             if col and col[-1] == card:
-                if len(col) >= 2 and len(col) - 2 >= self.down[i]:
+                if self.lift and len(col) >= 2 and len(col) - 2 >= self.down[i]:
                     result.append((T2F, i))
                 return
         if self.d1n and card in self.talon:
@@ -1208,11 +1216,11 @@ class _Restarts:
 def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
            clock: Callable[[], float], level: int = 0,
            shuffle: Callable[[list], None] | None = None, relaxed: bool = False,
-           gate: list[int] | None = None) -> SolveResult:
+           gate: list[int] | None = None, lift_after: int | None = None) -> SolveResult:
     """One depth-first search from start to end (or its budget). ``gate`` carries the
     blocked check's recent checks and prunes from one search of a :func:`solve` call
-    to the next."""
-    dfs = _DepthFirst(game, level, shuffle, relaxed, gate)
+    to the next; ``lift_after`` overrides :data:`LIFT_AFTER`."""
+    dfs = _DepthFirst(game, level, shuffle, relaxed, gate, lift_after)
     dfs.run(deadline, node_limit, clock)
     return dfs.outcome(start, clock)
 
@@ -1226,9 +1234,12 @@ class _DepthFirst:
     ANSWERS: Final = (WIN, LOSE)
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
-                 relaxed: bool = False, gate: list[int] | None = None) -> None:
+                 relaxed: bool = False, gate: list[int] | None = None, lift_after: int | None = None) -> None:
         self.game = game
         self.level = level
+        #: The node count from which the complete search makes foundation moves off
+        #: face-up cards wait for their use (:data:`LIFT_AFTER`; -1: never).
+        self.lift_after = -1 if level else (LIFT_AFTER if lift_after is None else lift_after)
         self.relaxed = relaxed
         #: The blocked check's recent checks and prunes, shared with other searches.
         self.gate = gate if gate is not None else [0, 0]
@@ -1285,6 +1296,8 @@ class _DepthFirst:
         visited, dominating, stack, path = self.visited, self.dominating, self.stack, self.path
         nodes, check, probe = self.nodes, self.check, self.probe
         gate = self.gate
+        lift_after = self.lift_after
+        search.lift = 0 <= lift_after <= nodes
         checks, prunes = gate
         # Only where the search must be exhaustive: a streamlined search is after a
         # quick win, and there a check costs more than the small subtrees it cuts.
@@ -1374,6 +1387,8 @@ class _DepthFirst:
             check += 1
             if check >= 1024:
                 check = 0
+                if 0 <= lift_after <= nodes:
+                    search.lift = True
                 if (deadline is not None and clock() > deadline) or (
                     0 <= node_limit <= nodes
                 ):
