@@ -84,6 +84,10 @@ Techniques (and why each one keeps a "lose" answer a proof):
   obligations at once (a take-back of the card under a taken-back card onto the
   other's card; a card going up that one obligation left on top of a column and the
   other waits for), the second delayable move first (:meth:`_Search.pair_moves`).
+  The complete search applies the foundation-move obligation only from
+  :data:`LIFT_AFTER` nodes on: putting cards up at once finds many wins sooner.
+  Switching rules mid-search keeps it complete, since each state is expanded under
+  one complete set of rules and a visited state's subtree is covered either way.
   The pending obligations are part of the transposition key. Turning a face-down card
   up is *not* delayable: the card's use may need two chains of delayable moves at
   once (its own target built from the talon, and the target of the run moved off it)
