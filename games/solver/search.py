@@ -131,7 +131,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   a bad turn early stays in that subtree, so they restart with a node cap that doubles
   each time, the moves shuffled within their groups (seeded: the same budget gives the
   same answer). :func:`solve` runs level 2 alone for the first 2% of the budget (most
-  winnable deals are won there), then level 2 and later level 1 in turns with the
+  winnable deals are won there), then level 2, later both levels, in turns with the
   complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_OTHER`; for draw three and
   Vegas the relaxation takes turns too, until it finds a draw-one win, which proves
   nothing), and the complete search alone at the end. Every search stops at the end
@@ -213,7 +213,7 @@ RELAXATION: Final = -1
 #: SLICE_SHARE of the budget each; each resumes where it stopped, so the complete
 #: search loses nothing by starting early, and a win either finds quickly is found
 #: quickly.
-SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((1, 0), 0.7), ((0,), 1.0))
+SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
 SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
