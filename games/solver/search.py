@@ -214,7 +214,7 @@ RELAXATION: Final = -1
 #: search loses nothing by starting early, and a win either finds quickly is found
 #: quickly.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
-SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((1, 0, RELAXATION), 0.9), ((0,), 1.0))
+SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
 SLICE_NODES: Final = 20_000
