@@ -136,8 +136,9 @@ Techniques (and why each one keeps a "lose" answer a proof):
   Vegas the relaxation takes turns too, until it finds a draw-one win, which proves
   nothing), and the complete search alone at the end. Every search stops at the end
   of its turn and resumes where it stopped (:class:`_DepthFirst`), so starting the
-  complete search early costs it nothing: the wins only it finds quickly (those needing a take-back or a card kept off
-  its foundation) come early, and its loss proofs get more of the budget.
+  complete search early costs it nothing: the wins only it finds quickly (those
+  needing a take-back or a card kept off its foundation) come early, and its loss
+  proofs get more of the budget.
 
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
   column with the most face-down cards first), talon cards to columns, moves that empty
@@ -328,8 +329,9 @@ class _Search:
         a face-down card only once everything above it is gone); everything leaves
         from above a column card (the card above it goes up or moves: moving, it
         carries the rest, and going up or moving face-down, it needed the rest gone
-        first); a talon card can be put on a column (a King or a parent, as above). Nothing else constrains the talon (any card, any time),
-        so this holds for every draw and scoring.
+        first); a talon card can be put on a column (a King or a parent, as
+        above). Nothing else constrains the talon (any card, any time), so this
+        holds for every draw and scoring.
 
         The facts are bit sets of cards (:data:`_BIT`). All of them follow from one:
         ``free``, the cards something may ever be put on (on a foundation, a talon
@@ -770,7 +772,7 @@ class _Search:
             return []
         if kind1 == _UP:
             return self._exposing(a + 1) if RANK[a] < 13 else []
-        cols, found = self.cols, self.found
+        found = self.found
         result: list[tuple] = []
         if kind1 != _TB and RANK[a] > 1 and found[SUIT[a]] == RANK[a] - 2:
             self._lifting(a - 1, result)
@@ -826,15 +828,7 @@ class _Search:
         """Append the delayable moves that put ``card`` up (its foundation is ready):
         from a column's top over a face-up card (``_LIFT``), or (draw one Normal)
         from the talon (``_UP``)."""
-        cols = self.cols
-        for i in range(7):
-            col = cols[i]
-            if col and col[-1] == card:
-                if self.lift and len(col) >= 2 and len(col) - 2 >= self.down[i]:
-                    result.append((T2F, i))
-                return
-        if self.d1n and card in self.talon:
-            result.append((W2F, self.talon.index(card) + 1))
+        result += [move for move in self.ups_of(card) if self.delayable(move) >= 0]
 
     def _onto_tops(self, result: list[tuple], head: tuple, card: int, source: int) -> None:
         """Append ``head + (j,)`` for every column ``j`` (not ``source``) that can take
