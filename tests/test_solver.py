@@ -229,6 +229,17 @@ def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool,
     # Every column holds a card: with empty columns the brute force drowns in Kings
     # taken back from the foundations.
     in_stock = rng.randrange(stock_sizes.start, min(len(cards) - 7, stock_sizes.stop - 1) + 1)
+    game = _lay_out(rng, found, cards, in_stock, draw, vegas)
+    for _ in range(rng.randrange(0, len(game.stock) + 1)):
+        if game.stock:
+            game.apply(Move.draw())
+    return game
+
+
+def _lay_out(rng: random.Random, found: list[int], cards: list[int], in_stock: int, draw: int,
+             vegas: bool) -> Game:
+    """A game of the shuffled ``cards``: the first ``in_stock`` in the stock, one in
+    each column and the rest in random columns, a random face-down count each."""
     stock, rest = cards[:in_stock], cards[in_stock:]
     columns = [[card] for card in rest[:7]]
     for card in rest[7:]:
@@ -236,9 +247,6 @@ def _random_endgame(rng: random.Random, count: int, draw: int, vegas: bool,
     down = [rng.randrange(len(col)) if col else 0 for col in columns]
     game = Game(columns, down, stock, draw=draw, scoring=Scoring.VEGAS if vegas else Scoring.NORMAL)
     game.foundations = found
-    for _ in range(rng.randrange(0, len(stock) + 1)):
-        if game.stock:
-            game.apply(Move.draw())
     return game
 
 
@@ -431,14 +439,7 @@ def _lopsided_endgame(rng: random.Random) -> Game:
     found = [13 - rng.randrange(1, 4), 13 - rng.randrange(7, 11), 13 - rng.randrange(7, 11), 13 - rng.randrange(1, 4)]
     cards = [s * 13 + r for s in range(4) for r in range(found[s], 13)]
     rng.shuffle(cards)
-    in_stock = min(rng.randrange(6, 11), len(cards) - 7)
-    stock, rest = cards[:in_stock], cards[in_stock:]
-    columns = [[card] for card in rest[:7]]
-    for card in rest[7:]:
-        columns[rng.randrange(7)].append(card)
-    game = Game(columns, [rng.randrange(len(col)) for col in columns], stock, draw=1, scoring=Scoring.NORMAL)
-    game.foundations = found
-    return game
+    return _lay_out(rng, found, cards, min(rng.randrange(6, 11), len(cards) - 7), 1, False)
 
 
 @pytest.mark.parametrize("seed", range(2))
