@@ -175,6 +175,43 @@ def test_win_that_needs_a_card_kept_off_its_foundation(draw, scoring):
     assert_replays_to_win(game, result)
 
 
+@pytest.mark.parametrize("number", [137, 412, 770])
+def test_best_first_finds_draw_three_wins_the_depth_first_searches_miss(number):
+    # Deals the other searches did not win within 10 s; best first wins each in a
+    # few hundred states, and its line replays through the engine.
+    game = Game.new(str(DealCode(number, 3, Scoring.NORMAL)))
+    best_first = search._BestFirst(game)
+    assert best_first.run(None, 5_000, time.perf_counter) == "win"
+    assert_replays_to_win(game, best_first.outcome(time.perf_counter(), time.perf_counter))
+    start = time.perf_counter()
+    for level in (1, 2):
+        assert search._solve(game, start, None, 5_000, time.perf_counter, level=level).result == "unknown"
+
+
+def test_best_first_resumes_where_it_stopped():
+    game = Game.new(str(DealCode(770, 3, Scoring.NORMAL)))
+    best_first = search._BestFirst(game)
+    turns = 0
+    while best_first.run(None, best_first.nodes + 50, time.perf_counter) == "unknown":
+        turns += 1
+    assert turns > 3
+    assert best_first.result == "win"
+    whole = search._BestFirst(game)
+    whole.run(None, -1, time.perf_counter)
+    assert whole.nodes == best_first.nodes
+    assert_replays_to_win(game, best_first.outcome(time.perf_counter(), time.perf_counter))
+
+
+@pytest.mark.parametrize("scoring", ["normal", "vegas"])
+def test_best_first_running_out_of_states_proves_nothing(scoring):
+    # The position of the test above: only keeping 4♥ off its foundation wins, which
+    # the best-first search (every foundation move at once) never tries.
+    game = position(["#2S 3S", "4H", "KS QS JS TS 9S 8S 7S 6S 5S 4S", "KH QH JH TH 9H 8H 7H 6H 5H"],
+                    foundations={"S": 1, "H": 3, "D": 13, "C": 13}, draw=3, scoring=scoring)
+    assert search._BestFirst(game).run(None, -1, time.perf_counter) == "lose"
+    assert_replays_to_win(game, solve(game))
+
+
 @pytest.mark.parametrize("draw,scoring", [(1, "normal"), (3, "normal"), (1, "vegas"), (3, "vegas")])
 def test_small_wins_replay(draw, scoring):
     game = position(["#QH #KS 9D", "#TC JD", "8S", "KH QS", "KD QC JH TS", "KC QD"],
