@@ -135,11 +135,11 @@ Techniques (and why each one keeps a "lose" answer a proof):
   complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_D3N`, :data:`SCHEDULE_OTHER`;
   for draw three and Vegas the relaxation takes turns too, until it finds a
   draw-one win, which proves nothing; draw three Normal has a short step of level 2
-  with the best-first search first), and the complete search alone at the end. Every search stops at the end
-  of its turn and resumes where it stopped (:class:`_DepthFirst`), so starting the
-  complete search early costs it nothing: the wins only it finds quickly (those
-  needing a take-back or a card kept off its foundation) come early, and its loss
-  proofs get more of the budget.
+  with the best-first search first), and the complete search alone at the end.
+  Every search stops at the end of its turn and resumes where it stopped
+  (:class:`_DepthFirst`), so starting the complete search early costs it nothing:
+  the wins only it finds quickly (those needing a take-back or a card kept off its
+  foundation) come early, and its loss proofs get more of the budget.
 
 * **Best first** (draw three Normal). A depth-first search, restarts or not,
   follows one subtree for a long time. :class:`_BestFirst` searches the level-1
@@ -335,6 +335,13 @@ class _Search:
         if self.draw == 3 and (pos % 3 == 0 or pos == n):
             return 0
         return pos
+
+    def dominating(self) -> tuple[int, ...]:
+        """Per position class, the bit set of the classes whose visited states make a
+        state of this class redundant (module notes, "Talon positions")."""
+        if self.draw == 3:
+            return _DOMINATING_D3V if self.vegas else _DOMINATING_D3N
+        return _EXACT
 
     def blocked(self) -> bool:
         """Whether some card can never reach its foundation, whatever is played: then
@@ -1260,12 +1267,9 @@ class _BestFirst:
         self.moves: list[tuple | None] = [None]
         self.snapshots: list[tuple[bytes, int] | None] = [self.snapshot()]
         self.visited = {search.key(): 1 << search.pos_class()}
-        if search.draw == 3:
-            self.dominating = _DOMINATING_D3V if search.vegas else _DOMINATING_D3N
-        else:
-            self.dominating = _EXACT
-        #: (estimate, -order, state): the lowest estimate first, the newest among equals.
-        self.heap: list[tuple[int, int, int]] = [(self.estimate(), 0, 0)]
+        self.dominating = search.dominating()
+        #: (estimate, -state): the lowest estimate first, the newest among equals.
+        self.heap: list[tuple[int, int]] = [(self.estimate(), 0)]
         #: The stored state that won.
         self.winner = 0
 
@@ -1329,15 +1333,15 @@ class _BestFirst:
         next_check = nodes + 1024
         result = LOSE
         while heap:
-            if nodes >= next_check:
-                next_check = nodes + 1024
-                if (deadline is not None and clock() > deadline) or 0 <= node_limit <= nodes:
-                    result = UNKNOWN
-                    break
             if 0 <= node_limit <= nodes:
                 result = UNKNOWN
                 break
-            _, _, state = heapq.heappop(heap)
+            if nodes >= next_check:
+                next_check = nodes + 1024
+                if deadline is not None and clock() > deadline:
+                    result = UNKNOWN
+                    break
+            state = -heapq.heappop(heap)[1]
             self.restore(snapshots[state])
             snapshots[state] = None  # expanded: only its line is kept
             for move in search.moves():
@@ -1358,7 +1362,7 @@ class _BestFirst:
                     parents.append(state)
                     moves.append(move)
                     snapshots.append(self.snapshot())
-                    heapq.heappush(heap, (self.estimate(), -len(moves), len(moves) - 1))
+                    heapq.heappush(heap, (self.estimate(), 1 - len(moves)))
                 for record in reversed(records):
                     undo(record)
             if result == WIN:
@@ -1433,10 +1437,7 @@ class _DepthFirst:
         #: Per move on the line: its candidate moves, the next one's index, the
         #: pending obligations, and whether the position was found not blocked.
         self.stack: list[list] = [[search.moves(), 0, (), False]] if self.result == UNKNOWN else []
-        if search.draw == 3:
-            self.dominating = _DOMINATING_D3V if search.vegas else _DOMINATING_D3N
-        else:
-            self.dominating = _EXACT
+        self.dominating = search.dominating()
         #: Nodes since the last clock reading; moves since the last blocked check.
         self.check = 0
         self.probe = 0
