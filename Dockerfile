@@ -1,3 +1,11 @@
+# The solver compiled with mypyc (scripts/build-solver.sh) in the full image, which
+# has a C compiler; the same Python 3.11 runs it below.
+FROM python:3.11 AS solver
+WORKDIR /src
+COPY games ./games
+COPY scripts/build-solver.sh ./scripts/
+RUN pip install --no-cache-dir "mypy==2.4.1" && scripts/build-solver.sh /usr/local/bin/python
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -10,6 +18,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY games ./games
+COPY --from=solver /src/games/solver/_native*.so ./games/solver/
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
 COPY frontend ./frontend

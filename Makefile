@@ -4,11 +4,12 @@ SHELL := /bin/bash
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NATIVE := $(VENV)/.solver-native
 
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/klondike
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: venv run services tools test bench
+.PHONY: venv solver run services tools test bench
 
 ## venv: create .venv (if missing) and install the project + test extras;
 ##       reinstalls only when pyproject.toml is newer than .venv/.installed
@@ -19,12 +20,21 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e '.[test]'
+	$(PY) -m pip install -e '.[test,native]'
 	touch $(STAMP)
+
+## solver: compile the solver with mypyc (scripts/build-solver.sh); redone when
+##         search.py changes (a stale build is never used: games/solver/__init__.py)
+solver: $(NATIVE)
+
+$(NATIVE): games/solver/search.py scripts/build-solver.sh $(STAMP)
+	scripts/build-solver.sh $(PY)
+	touch $(NATIVE)
 
 ## run: migrate and serve on http://127.0.0.1:8000 (SQLite + in-memory layer
 ##      unless DATABASE_URL / REDIS_URL are set; DEBUG defaults to true here)
 run: venv
+	@$(MAKE) --no-print-directory solver || echo "make run: the solver stays pure Python (slower)" >&2
 	export DEBUG="$${DEBUG:-true}"; \
 	$(PY) manage.py migrate --noinput && \
 	exec $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 config.asgi:application
@@ -39,7 +49,7 @@ tools:
 
 ## test: whole suite against real PostgreSQL and Redis.  pytest's exit code is
 ##       passed through unchanged (5 = no tests collected is a failure).
-test: venv services tools
+test: venv solver services tools
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
 	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
 	export REDIS_CACHE_URL="$${REDIS_CACHE_URL:-redis://127.0.0.1:6379/2}"; \

@@ -11,8 +11,50 @@
 of the game, ``"lose"`` only when the whole (soundly pruned) search space was
 exhausted, and ``"unknown"`` when the time or node budget ran out. See
 ``games/solver/search.py`` for the techniques and why each pruning rule is sound.
+
+The search is pure Python (``search.py``). ``make`` also compiles that same file
+with mypyc into ``_native`` (``scripts/build-solver.sh``), which searches the same
+nodes in the same order about twice as fast; :data:`implementation` is the module
+in use. The compiled module carries the SHA-256 of the source it was built from and
+is used only while ``search.py`` still has that digest, so an edited solver never
+runs stale compiled code (it falls back to the pure module and warns).
 """
 
-from .search import SolveResult, solve
+from __future__ import annotations
 
-__all__ = ["SolveResult", "solve"]
+import hashlib
+import importlib
+import warnings
+from pathlib import Path
+from types import ModuleType
+
+from . import search
+
+SOURCE = Path(search.__file__)
+
+
+def load_native(source: Path = SOURCE, name: str = "games.solver._native") -> ModuleType | None:
+    """The compiled solver if it is built and was built from ``source`` as it is now;
+    else ``None`` (with a warning when it is stale)."""
+    try:
+        native = importlib.import_module(name)
+    except ImportError:
+        return None
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    if getattr(native, "SOURCE_DIGEST", None) != digest:
+        warnings.warn(
+            f"{name} was compiled from another version of {source.name}; using the pure-Python "
+            "solver (rebuild it with `make solver`)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return native
+
+
+#: The solver module in use: the compiled one when it is current, else ``search``.
+implementation: ModuleType = load_native() or search
+solve = implementation.solve
+SolveResult = implementation.SolveResult
+
+__all__ = ["SolveResult", "implementation", "load_native", "solve"]

@@ -183,6 +183,11 @@ W2F: Final = 2  # (W2F, p): talon card talon[p - 1] to its foundation (after dra
 W2T: Final = 3  # (W2T, p, j): talon card talon[p - 1] onto column j (after draws)
 F2T: Final = 4  # (F2T, s, j): top of foundation s onto column j (take-back)
 
+#: An internal move: its kind, then its arguments (above).
+InternalMove = tuple[int, ...]
+#: :meth:`_Search.apply`'s undo record: (move, card, whether a card was turned up, extra).
+UndoRecord = tuple[InternalMove, int, bool, int]
+
 _OPPOSITE: Final = ((1, 2), (0, 3), (0, 3), (1, 2))
 _SIBLING: Final = (3, 2, 1, 0)
 #: Per card: (suit, rank, opposite suit 1, opposite suit 2, same-colour other suit).
@@ -200,6 +205,8 @@ _RANKS_BELOW_KING: Final = (1 << 12) - 1
 _KINGS: Final = sum(b for c, b in enumerate(_BIT) if RANK[c] == 13)
 _DOWN_BYTE: Final = tuple(bytes((200 + d,)) for d in range(52))
 _CARD_BYTE: Final = tuple(bytes((c,)) for c in range(52))
+#: :class:`_BestFirst`'s snapshot of a state it has expanded (only its line is kept).
+_EXPANDED: Final = (b"", 0)
 #: Obligation kinds.
 _TB: Final = 0
 _EXPOSE: Final = 1
@@ -417,7 +424,7 @@ class _Search:
                 return True
             free = grown
 
-    def new_needs(self, move: tuple, record: tuple) -> bool:
+    def new_needs(self, move: InternalMove, record: UndoRecord) -> bool:
         """Whether a card the move just put on a column now lies above a card it needs
         (its foundation predecessor, or the parent it does not sit on) and has no
         parent on a foundation or in the talon to escape to: the cheap filter for the
@@ -451,7 +458,7 @@ class _Search:
         draws first: ``talon[p - 1]`` is then playable."""
         n = len(self.talon)
         if not n:
-            return ()
+            return []
         pos = self.pos
         if self.draw == 1:
             if self.vegas:
@@ -475,7 +482,7 @@ class _Search:
 
     # -- moves -------------------------------------------------------------------
 
-    def apply(self, move: tuple) -> tuple:
+    def apply(self, move: InternalMove) -> UndoRecord:
         """Apply one internal move; return its undo record
         ``(move, card, flipped, extra)``."""
         kind = move[0]
@@ -528,7 +535,7 @@ class _Search:
         enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
         return (move, card, False, 0)
 
-    def undo(self, record: tuple) -> None:
+    def undo(self, record: UndoRecord) -> None:
         move, card, flipped, extra = record
         kind = move[0]
         cols, down, enc = self.cols, self.down, self.enc
@@ -570,7 +577,7 @@ class _Search:
             enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
             self.found[s] += 1
 
-    def auto(self, records: list) -> None:
+    def auto(self, records: list[UndoRecord]) -> None:
         """Apply safe foundation moves until none is left (see the module notes)."""
         cols, found = self.cols, self.found
         eager = self.eager
@@ -594,7 +601,7 @@ class _Search:
                 if self.vegas or self.draw == 3:
                     # Only the waste's top: reaching another card changes what the
                     # stock can reach next (draw three's groups, Vegas's single pass).
-                    candidates = (self.pos,) if self.pos else ()
+                    candidates: tuple[int, ...] | range = (self.pos,) if self.pos else ()
                 else:
                     candidates = range(len(talon), 0, -1)
                 for p in candidates:
@@ -606,7 +613,7 @@ class _Search:
                         changed = True
                         break
 
-    def moves_onto(self, t: int, ob_kind: int) -> list[tuple]:
+    def moves_onto(self, t: int, ob_kind: int) -> list[InternalMove]:
         """The moves that discharge an obligation of kind ``ob_kind`` on the card ``t``
         (a column's top): a card onto ``t``; also ``t`` to its foundation when it was
         exposed, or the take-back of the card under ``t`` on its foundation when ``t``
@@ -617,11 +624,11 @@ class _Search:
         if ob_kind == _UP:
             return self.ups_of(t + 1) if RANK[t] < 13 else []
         if ob_kind == _LIFT:
-            result = self.moves_onto(t, _EXPOSE)
+            lifts = self.moves_onto(t, _EXPOSE)
             for x in ACCEPTS[t]:
                 if self.found[SUIT[x]] == RANK[x]:
-                    result += self.ups_of(x + 1)
-            return result
+                    lifts += self.ups_of(x + 1)
+            return lifts
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
         for j in range(7):
             col = cols[j]
@@ -631,7 +638,7 @@ class _Search:
             return []
         tb = ob_kind == _TB
         fits = ACCEPTS[t]
-        result: list[tuple] = []
+        result: list[InternalMove] = []
         s, r = SUIT[t], RANK[t]
         if not tb and found[s] == r - 1:
             result.append((T2F, j))
@@ -667,7 +674,7 @@ class _Search:
                     result.append((F2T, s, jj))
         return result
 
-    def ups_of(self, card: int) -> list[tuple]:
+    def ups_of(self, card: int) -> list[InternalMove]:
         """The move of ``card`` to its foundation, from a column's top or the talon
         (none if it is elsewhere; the caller knows its foundation is ready)."""
         cols = self.cols
@@ -698,7 +705,7 @@ class _Search:
                 return col.index(card) >= down[i]
         return False
 
-    def kings_to_empty(self) -> list[tuple]:
+    def kings_to_empty(self) -> list[InternalMove]:
         """Every move of a King into an empty column (one column: they are alike)."""
         cols, down = self.cols, self.down
         for e in range(7):
@@ -706,7 +713,7 @@ class _Search:
                 break
         else:
             return []
-        result: list[tuple] = []
+        result: list[InternalMove] = []
         for i in range(7):
             col = cols[i]
             for k in range(max(down[i], 1), len(col)):
@@ -722,7 +729,7 @@ class _Search:
                     result.append((F2T, s, e))
         return result
 
-    def delayable(self, move: tuple) -> int:
+    def delayable(self, move: InternalMove) -> int:
         """The obligation a move leaves (module notes): ``_TB`` for a take-back,
         ``_EXPOSE`` for a run moved off a face-up card or (draw one Normal) a talon
         card put on a column, ``_EMPTY`` for a whole column moved onto another,
@@ -748,7 +755,7 @@ class _Search:
                 return _UP
         return -1
 
-    def pairable(self, ob: tuple, move: tuple) -> bool:
+    def pairable(self, ob: tuple, move: InternalMove) -> bool:
         """Whether ``move`` is delayable and one later move could discharge both its
         obligation and ``ob`` (nothing else does): a take-back of the card under a
         taken-back card onto the other obligation's card; or a card going up that
@@ -788,7 +795,7 @@ class _Search:
             return True
         return kind1 == _TB and RANK[a] > 1 and a - 1 in ACCEPTS[b]
 
-    def pair_moves(self, ob: tuple) -> list[tuple]:
+    def pair_moves(self, ob: tuple) -> list[InternalMove]:
         """The moves for which :meth:`pairable` holds, generated directly: take-backs
         of a card whose under-card fits on ``ob``'s card, and (``ob`` a take-back of
         ``a``) the delayable moves that leave a parent of ``a - 1`` on a column's
@@ -800,7 +807,7 @@ class _Search:
         if kind1 == _UP:
             return self._exposing(a + 1) if RANK[a] < 13 else []
         found = self.found
-        result: list[tuple] = []
+        result: list[InternalMove] = []
         if kind1 != _TB and RANK[a] > 1 and found[SUIT[a]] == RANK[a] - 2:
             self._lifting(a - 1, result)
         if kind1 == _LIFT:
@@ -828,7 +835,7 @@ class _Search:
             result = list(dict.fromkeys(result))  # a move can both lift and expose
         return result
 
-    def _exposing(self, card: int, result: list[tuple] | None = None) -> list[tuple]:
+    def _exposing(self, card: int, result: list[InternalMove] | None = None) -> list[InternalMove]:
         """Append to ``result`` the delayable moves that leave ``card`` on top of a
         column: a run moved off it, the card on it put up (``_LIFT``), or (draw one
         Normal) ``card`` put on a column from the talon."""
@@ -851,13 +858,13 @@ class _Search:
             self._onto_tops(result, (W2T, self.talon.index(card) + 1), card, -1)
         return result
 
-    def _lifting(self, card: int, result: list[tuple]) -> None:
+    def _lifting(self, card: int, result: list[InternalMove]) -> None:
         """Append the delayable moves that put ``card`` up (its foundation is ready):
         from a column's top over a face-up card (``_LIFT``), or (draw one Normal)
         from the talon (``_UP``)."""
         result += [move for move in self.ups_of(card) if self.delayable(move) >= 0]
 
-    def _onto_tops(self, result: list[tuple], head: tuple, card: int, source: int) -> None:
+    def _onto_tops(self, result: list[InternalMove], head: InternalMove, card: int, source: int) -> None:
         """Append ``head + (j,)`` for every column ``j`` (not ``source``) that can take
         ``card``: one whose top accepts it, or the first empty one for a King."""
         cols = self.cols
@@ -872,7 +879,7 @@ class _Search:
             if col and j != source and card in ACCEPTS[col[-1]]:
                 result.append(head + (j,))
 
-    def target(self, move: tuple) -> int:
+    def target(self, move: InternalMove) -> int:
         """The card a move puts a card on (-1 for an empty column or a foundation)."""
         kind = move[0]
         if kind == T2T:
@@ -883,7 +890,7 @@ class _Search:
             return -1
         return col[-1] if col else -1
 
-    def discharges(self, move: tuple, target: int, ob: tuple) -> bool:
+    def discharges(self, move: InternalMove, target: int, ob: tuple) -> bool:
         """Whether ``move`` (about to be applied; ``target`` is :meth:`target`)
         discharges the obligation ``ob = (card, kind)``."""
         t, ob_kind = ob
@@ -913,7 +920,7 @@ class _Search:
             return kind == F2T and move[1] == SUIT[t] and self.found[move[1]] == RANK[t] - 1
         return kind == T2F and self.cols[move[1]][-1] == t
 
-    def moves(self) -> list[tuple]:
+    def moves(self) -> list[InternalMove]:
         """Candidate moves, best first. (Safe foundation moves have already been
         applied by :meth:`auto`.)"""
         cols, down, found, talon = self.cols, self.down, self.found, self.talon
@@ -930,12 +937,13 @@ class _Search:
                         lst.append(j)
             elif empty < 0:
                 empty = j
-        up: list[tuple] = []
-        flips: list[tuple] = []
-        from_talon: list[tuple] = []
-        emptying: list[tuple] = []
-        other: list[tuple] = []
-        backs: list[tuple] = []
+        up: list[InternalMove] = []
+        #: (face-down count, move): the most face-down cards first.
+        flips: list[tuple[int, InternalMove]] = []
+        from_talon: list[InternalMove] = []
+        emptying: list[InternalMove] = []
+        other: list[InternalMove] = []
+        backs: list[InternalMove] = []
         for i in range(7):
             col = cols[i]
             n = len(col)
@@ -1008,11 +1016,11 @@ class _Search:
         return up
 
 
-def _first(item: tuple) -> int:
+def _first(item: tuple[int, InternalMove]) -> int:
     return item[0]
 
 
-def _expand(game: Game, records: list[tuple]) -> tuple[list[Move], Game]:
+def _expand(game: Game, records: list[UndoRecord]) -> tuple[list[Move], Game]:
     """Turn internal move records into engine moves, applying them to a copy of
     ``game`` (a refused move raises :class:`games.engine.MoveError`)."""
     g = game.copy()
@@ -1100,9 +1108,8 @@ class _Schedule:
 
     def run(self) -> SolveResult:
         game = self.game
-        if game.vegas:
-            schedule = SCHEDULE_OTHER
-        else:
+        schedule: tuple[tuple[tuple[int, ...], float], ...] = SCHEDULE_OTHER
+        if not game.vegas:
             schedule = SCHEDULE_D1N if game.draw == 1 else SCHEDULE_D3N
         for levels, share in schedule:
             deadline, cap = self.limits(share)
@@ -1138,7 +1145,7 @@ class _Schedule:
             elif level == RELAXATION:
                 self.searches[level] = _Relaxation(self.game, self.gate)
             elif level == BEST_FIRST:
-                self.searches[level] = _BestFirst(self.game)
+                self.searches[level] = _BestFirst(self.game, 1)
             else:
                 self.searches[level] = _Restarts(self.game, level, self.gate)
         return self.searches[level]
@@ -1146,7 +1153,9 @@ class _Schedule:
     def turn(self, deadline: float | None, cap: int) -> tuple[float | None, int]:
         """The deadline and node cap of one turn, within the step's."""
         if self.budget is not None:
-            turn_deadline = min(self.clock() + SLICE_SHARE * self.budget, deadline)
+            turn_deadline = self.clock() + SLICE_SHARE * self.budget
+            if deadline is not None and deadline < turn_deadline:
+                turn_deadline = deadline
             return turn_deadline, cap
         turn_cap = self.nodes() + SLICE_NODES
         return None, turn_cap if cap < 0 else min(turn_cap, cap)
@@ -1245,8 +1254,8 @@ class _Restarts:
 
 
 class _BestFirst:
-    """A greedy best-first search over the level-1 streamlined moves (every
-    foundation move at once, nothing taken back): it always expands the generated
+    """A greedy best-first search over the level-1 (or level-2) streamlined moves
+    (every foundation move at once, nothing taken back): it always expands the generated
     state that looks nearest a win (:meth:`estimate`). Depth-first searches follow
     one subtree; this one drops a line as soon as a sibling anywhere looks better,
     and on draw three it finds wins the others miss within the budget (module
@@ -1256,16 +1265,16 @@ class _BestFirst:
 
     ANSWERS: Final = (WIN,)
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, level: int = 1) -> None:
         self.game = game
-        self.search = search = _Search(game, 1)
+        self.search = search = _Search(game, level)
         search.auto([])
         self.nodes = 1
         self.result = WIN if search.won() else UNKNOWN
         #: Per stored state: the state it was generated from and the move.
         self.parents: list[int] = [-1]
-        self.moves: list[tuple | None] = [None]
-        self.snapshots: list[tuple[bytes, int] | None] = [self.snapshot()]
+        self.moves: list[InternalMove] = [()]
+        self.snapshots: list[tuple[bytes, int]] = [self.snapshot()]
         self.visited = {search.key(): 1 << search.pos_class()}
         self.dominating = search.dominating()
         #: (estimate, -state): the lowest estimate first, the newest among equals.
@@ -1343,7 +1352,7 @@ class _BestFirst:
                     break
             state = -heapq.heappop(heap)[1]
             self.restore(snapshots[state])
-            snapshots[state] = None  # expanded: only its line is kept
+            snapshots[state] = _EXPANDED  # only its line is kept
             for move in search.moves():
                 records = [apply(move)]
                 auto(records)
@@ -1377,13 +1386,13 @@ class _BestFirst:
         """The search's answer so far, with the winning line replayed on the game."""
         if self.result != WIN:
             return SolveResult(self.result, [], self.nodes, clock() - start)
-        line: list[tuple] = []
+        line: list[InternalMove] = []
         state = self.winner
         while state > 0:
             line.append(self.moves[state])
             state = self.parents[state]
-        replay = _Search(self.game, 1)
-        records: list[tuple] = []
+        replay = _Search(self.game, self.search.eager)
+        records: list[UndoRecord] = []
         replay.auto(records)
         for move in reversed(line):
             records.append(replay.apply(move))
@@ -1425,11 +1434,11 @@ class _DepthFirst:
         #: The blocked check's recent checks and prunes, shared with other searches.
         self.gate = gate if gate is not None else [0, 0]
         self.search = search = _Search(game, level, shuffle, relaxed)
-        self.root: list[tuple] = []
+        self.root: list[UndoRecord] = []
         search.auto(self.root)
         self.nodes = 1
         #: The records of each move on the current line.
-        self.path: list[list[tuple]] = []
+        self.path: list[list[UndoRecord]] = []
         #: WIN or LOSE once decided; UNKNOWN while it can go on.
         self.result = WIN if search.won() else UNKNOWN
         #: Canonical key → the bit set of the talon position classes visited with it.
@@ -1458,7 +1467,7 @@ class _DepthFirst:
             search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
         )
 
-        def candidates(pending: tuple) -> list[tuple]:
+        def candidates(pending: tuple) -> list[InternalMove]:
             if not pending:
                 return gen()
             first = pending[0]
