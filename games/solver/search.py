@@ -150,9 +150,12 @@ Techniques (and why each one keeps a "lose" answer a proof):
   nothing. Alone, it won within 10 s 10 of the 65 draw-three deals of 0–999 the
   other searches left unknown, six of them in under a second; so it takes turns
   with level 2 from 2% to 6% of the budget (:data:`SCHEDULE_D3N`) and stops there:
-  taking turns until 90%, it cost the complete search four loss proofs. In draw
-  one Normal it won none of the unknowns, so :data:`SCHEDULE_D1N` leaves it out;
-  Vegas (:data:`SCHEDULE_OTHER`) was not measured with it and leaves it out too.
+  taking turns until 90%, it cost the complete search four loss proofs. The same
+  search over the level-2 moves wins other deals; it takes turns from 40% to 90%,
+  where it does not delay the complete search's quick loss proofs (from 2% it did).
+  In draw one Normal neither won any of the unknowns, so :data:`SCHEDULE_D1N`
+  leaves them out; Vegas (:data:`SCHEDULE_OTHER`) was not measured with them and
+  leaves them out too.
 
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
   column with the most face-down cards first), talon cards to columns, moves that empty
@@ -232,6 +235,10 @@ RELAXATION: Final = -1
 #: A greedy best-first search over the level-1 moves (:class:`_BestFirst`), for
 #: draw three Normal: one of the schedule's searches.
 BEST_FIRST: Final = -2
+#: The same over the level-2 moves (no part of a run moves between columns): it wins
+#: other deals, so it takes turns later, where it does not delay the complete search's
+#: quick loss proofs.
+BEST_FIRST_WHOLE_RUNS: Final = -3
 #: :func:`solve`'s schedule: steps of (searches, share of the budget, time and
 #: nodes, at which the step ends). The searches are the streamlined ones (level 2
 #: also leaves out moving part of a run between columns; 1 does not), the complete
@@ -241,7 +248,7 @@ BEST_FIRST: Final = -2
 #: quickly.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
 SCHEDULE_D3N: Final = (((2,), 0.02), ((2, BEST_FIRST), 0.06), ((2, 0, RELAXATION), 0.4),
-                        ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
+                        ((2, 1, 0, RELAXATION, BEST_FIRST_WHOLE_RUNS), 0.9), ((0,), 1.0))
 SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
@@ -1146,6 +1153,8 @@ class _Schedule:
                 self.searches[level] = _Relaxation(self.game, self.gate)
             elif level == BEST_FIRST:
                 self.searches[level] = _BestFirst(self.game, 1)
+            elif level == BEST_FIRST_WHOLE_RUNS:
+                self.searches[level] = _BestFirst(self.game, 2)
             else:
                 self.searches[level] = _Restarts(self.game, level, self.gate)
         return self.searches[level]
