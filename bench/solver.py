@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import DealCode, Game, Scoring  # noqa: E402
-from games.solver import solve  # noqa: E402
+from games.solver import implementation, solve  # noqa: E402
 
 
 def _one(task: tuple[str, int, float, bool]) -> dict:
@@ -37,6 +37,8 @@ def _one(task: tuple[str, int, float, bool]) -> dict:
         "mode": mode, "deal": number, "code": code, "result": result.result,
         "nodes": result.nodes, "seconds": result.seconds, "cpu": time.process_time() - cpu,
         "moves": len(result.moves),
+        # Workers are replaced every 50 deals: a solver rebuilt or edited mid-run shows here.
+        "solver": "compiled" if implementation.__name__.endswith("_native") else "pure",
     }
 
 
@@ -106,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     if out:
         out.close()
     print(f"deals {args.first}..{args.first + args.deals - 1}, budget {args.budget:g} s, "
-          f"{'CPU' if args.cpu else 'wall'} clock, {args.workers} workers, wall {time.perf_counter() - started:.0f} s")
+          f"{'CPU' if args.cpu else 'wall'} clock, {args.workers} workers, wall {time.perf_counter() - started:.0f} s, "
+          f"solver {'/'.join(sorted({row['solver'] for mode in modes for row in rows[mode]}))}")
     print("mode  deals  win lose unk  dec<=1s dec<=10s  median   p90   winnable (unknowns both ways)  95% CI")
     for mode in modes:
         s = summarize(rows[mode], args.budget)

@@ -153,9 +153,9 @@ Techniques (and why each one keeps a "lose" answer a proof):
   taking turns until 90%, it cost the complete search four loss proofs. The same
   search over the level-2 moves wins other deals; it takes turns from 40% to 90%,
   where it does not delay the complete search's quick loss proofs (from 2% it did).
-  In draw one Normal neither won any of the unknowns, so :data:`SCHEDULE_D1N`
-  leaves them out; Vegas (:data:`SCHEDULE_OTHER`) was not measured with them and
-  leaves them out too.
+  In draw one Normal the level-1 one won none of the unknowns, so
+  :data:`SCHEDULE_D1N` leaves both out; Vegas (:data:`SCHEDULE_OTHER`) was not
+  measured with them and leaves them out too.
 
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
   column with the most face-down cards first), talon cards to columns, moves that empty
