@@ -24,10 +24,10 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 ## solver: compile the solver with mypyc (scripts/build-solver.sh); redone when
-##         search.py changes (a stale build is never used: games/solver/__init__.py)
+##         search.py or the engine changes (a stale build is never used: games/solver/sources.py)
 solver: $(NATIVE)
 
-$(NATIVE): games/solver/search.py scripts/build-solver.sh $(STAMP)
+$(NATIVE): games/solver/search.py games/solver/sources.py $(wildcard games/engine/*.py) scripts/build-solver.sh $(STAMP)
 	scripts/build-solver.sh $(PY)
 	touch $(NATIVE)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compile games/solver/search.py with mypyc into games/solver/_native*.so, the
 # same search about twice as fast (games/solver/__init__.py loads it only while
-# search.py still has the SHA-256 recorded in it).  Usage: build-solver.sh [python]
+# search.py and the engine still have the digest recorded in it,
+# games/solver/sources.py).  Usage: build-solver.sh [python]
 set -euo pipefail
 
 PY=${1:-.venv/bin/python}
@@ -20,8 +21,8 @@ cp -r "$root/games" "$work/games"
 rm -f "$work"/games/solver/_native*.so
 native=$work/games/solver/_native.py
 cp "$src" "$native"
-printf '\n#: The SHA-256 of the search.py this module was compiled from.\nSOURCE_DIGEST: Final = "%s"\n' \
-    "$(sha256sum "$src" | cut -d' ' -f1)" >> "$native"
+printf '\n#: The digest of the sources this module was compiled from (games/solver/sources.py).\nSOURCE_DIGEST: Final = "%s"\n' \
+    "$("$PY" "$root/games/solver/sources.py")" >> "$native"
 if ! (cd "$work" && "$MYPYC" games/solver/_native.py >build.log 2>&1); then
     cat "$work/build.log" >&2
     echo "build-solver: mypyc failed" >&2

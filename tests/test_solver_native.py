@@ -10,7 +10,7 @@ import pytest
 
 import games.solver
 from games.engine import DealCode, Game, Scoring
-from games.solver import load_native, search
+from games.solver import load_native, search, sources
 
 
 def test_the_compiled_solver_is_in_use() -> None:
@@ -31,11 +31,25 @@ def test_compiled_and_pure_solvers_search_the_same_nodes(mode: str, number: int)
     assert compiled.nodes > 0
 
 
-def test_a_build_from_another_source_is_not_used(tmp_path: Path) -> None:
-    edited = tmp_path / "search.py"
-    edited.write_bytes(games.solver.SOURCE.read_bytes() + b"\n# edited\n")
-    with pytest.warns(RuntimeWarning, match="another version of search.py"):
-        assert load_native(edited) is None
+def edited(tmp_path: Path, original: Path) -> Path:
+    copy = tmp_path / original.name
+    copy.write_bytes(original.read_bytes() + b"\n# edited\n")
+    return copy
+
+
+def test_a_build_from_another_search_py_is_not_used(tmp_path: Path) -> None:
+    search_py, *engine = sources.files()
+    with pytest.warns(RuntimeWarning, match="other versions of search.py or the engine"):
+        assert load_native([edited(tmp_path, search_py), *engine]) is None
+
+
+def test_a_build_against_another_engine_is_not_used(tmp_path: Path) -> None:
+    # mypyc inlines the engine's Final constants (games/engine/moves.py: FOUNDATION, MOVE).
+    paths = sources.files()
+    moves = next(i for i, path in enumerate(paths) if path.name == "moves.py")
+    paths[moves] = edited(tmp_path, paths[moves])
+    with pytest.warns(RuntimeWarning, match="other versions of search.py or the engine"):
+        assert load_native(paths) is None
 
 
 def test_the_build_from_this_source_is_used() -> None:

@@ -15,36 +15,34 @@ exhausted, and ``"unknown"`` when the time or node budget ran out. See
 The search is pure Python (``search.py``). ``make`` also compiles that same file
 with mypyc into ``_native`` (``scripts/build-solver.sh``), which searches the same
 nodes in the same order about twice as fast; :data:`implementation` is the module
-in use. The compiled module carries the SHA-256 of the source it was built from and
-is used only while ``search.py`` still has that digest, so an edited solver never
-runs stale compiled code (it falls back to the pure module and warns).
+in use. The compiled module carries the SHA-256 of the sources it was built from
+(``search.py`` and the engine modules: :mod:`games.solver.sources`) and is used only
+while they still have that digest, so an edited solver or engine never runs stale
+compiled code (it falls back to the pure module and warns).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import warnings
 from pathlib import Path
 from types import ModuleType
 
-from . import search
-
-SOURCE = Path(search.__file__)
+from . import search, sources
 
 
-def load_native(source: Path = SOURCE, name: str = "games.solver._native") -> ModuleType | None:
-    """The compiled solver if it is built and was built from ``source`` as it is now;
-    else ``None`` (with a warning when it is stale)."""
+def load_native(paths: list[Path] | None = None, name: str = "games.solver._native") -> ModuleType | None:
+    """The compiled solver if it is built and was built from ``paths`` (default:
+    :func:`games.solver.sources.files`) as they are now; else ``None`` (with a warning
+    when it is stale)."""
     try:
         native = importlib.import_module(name)
     except ImportError:
         return None
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
-    if getattr(native, "SOURCE_DIGEST", None) != digest:
+    if getattr(native, "SOURCE_DIGEST", None) != sources.digest(paths):
         warnings.warn(
-            f"{name} was compiled from another version of {source.name}; using the pure-Python "
-            "solver (rebuild it with `make solver`)",
+            f"{name} was compiled from other versions of search.py or the engine; using the "
+            "pure-Python solver (rebuild it with `make solver`)",
             RuntimeWarning,
             stacklevel=2,
         )
