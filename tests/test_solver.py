@@ -596,6 +596,16 @@ def blocked_by_sweeps(s: search._Search) -> bool:
             free[col[-1]] = True
             for c in col:
                 in_column[c] = True
+    # Draw three and Vegas: a talon card can be played once the stock reaches it,
+    # which it does now (talon_positions), or once a card before it leaves (the rest
+    # shift), or the card after it (it becomes the waste's top). Draw one Normal: any
+    # card, any time.
+    reachable = [True] * 52
+    if not s.d1n and len(talon) > 1:
+        for c in talon:
+            reachable[c] = False
+        for p in s.talon_positions():
+            reachable[talon[p - 1]] = True
     changed = True
     while changed:
         changed = False
@@ -603,11 +613,18 @@ def blocked_by_sweeps(s: search._Search) -> bool:
         emptiable = any(not col or movable[col[0]] or up[col[0]] for col in cols)
         king = [RANK[c] == 13 and emptiable for c in range(52)]
         for c in talon:  # a talon card with a free parent can be put on a column
-            if not free[c] and (king[c] or any(free[p] for p in parents[c])):
+            if reachable[c] and not free[c] and (king[c] or any(free[p] for p in parents[c])):
                 free[c] = changed = True
+        for i, c in enumerate(talon):
+            if reachable[c] and (free[c] or up[c]):
+                for later in talon[i + 1:]:
+                    if not reachable[later]:
+                        reachable[later] = changed = True
+                if i and not reachable[talon[i - 1]]:
+                    reachable[talon[i - 1]] = changed = True
         for suit in range(4):  # up: the predecessor is up and nothing lies above it
             for c in range(suit * 13 + found[suit], suit * 13 + 13):
-                if not up[c] and not (not in_column[c] or free[c]):
+                if not up[c] and not (not in_column[c] and reachable[c] or free[c]):
                     break
                 if not up[c]:
                     up[c] = changed = True
@@ -662,6 +679,86 @@ def test_a_blocked_random_endgame_is_never_winnable(seed):
             decided += 1
             assert solve(game).result == "lose"
     assert decided >= 5
+
+
+_BLOCKED = search._Search.blocked
+
+
+def blocked_with_any_talon_card(game: Game) -> bool:
+    """The check with every talon card playable at any time (as in draw one Normal)."""
+    s = search._Search(game)
+    s.draw, s.vegas, s.d1n = 1, False, True
+    return _BLOCKED(s)
+
+
+def _game_of(s: search._Search) -> Game:
+    """The solver's position as an engine game (the talon split into waste and stock)."""
+    game = Game([list(c) for c in s.cols], list(s.down), list(reversed(s.talon[s.pos:])), draw=s.draw,
+                scoring=Scoring.VEGAS if s.vegas else Scoring.NORMAL)
+    game.waste = list(s.talon[:s.pos])
+    game.foundations = list(s.found)
+    return game
+
+
+@pytest.mark.parametrize("mode", ["D3N", "D3V", "D1V"])
+def test_positions_blocked_only_by_an_unreachable_talon_card_are_lost(mode, monkeypatch):
+    """Draw three and Vegas: a talon card counts only once the stock can reach it.
+    The positions the complete search meets on real deals that the check calls
+    blocked only for that (with any talon card at any time they are not) are lost:
+    the complete search proves each of them lost with the talon rule turned off."""
+    check = search._Search.blocked
+    met: list[Game] = []
+
+    def recording(self):
+        answer = check(self)
+        if answer and len(met) < 400 and not blocked_with_any_talon_card(_game_of(self)):
+            met.append(_game_of(self))
+        return answer
+
+    monkeypatch.setattr(search._Search, "blocked", recording)
+    for number in range(10):
+        game = Game.new(str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL)))
+        search._DepthFirst(game).run(None, 5_000, time.perf_counter)
+    assert len(met) >= 100, len(met)
+
+    def any_talon_card(self):
+        return blocked_with_any_talon_card(_game_of(self))
+
+    monkeypatch.setattr(search._Search, "blocked", any_talon_card)
+    for game in met[::len(met) // 30][:30]:
+        assert search._DepthFirst(game).run(None, 50_000, time.perf_counter) == "lose", game.snapshot()
+
+
+@pytest.mark.parametrize("mode,deals,wanted", [("D3N", 100, 20), ("D1V", 100, 12), ("D3V", 400, 6)])
+def test_no_position_on_the_winning_lines_of_real_deals_is_blocked(mode, deals, wanted):
+    """Every position on a winning line is winnable, so the check (with its talon
+    rule in draw three and Vegas) must pass each one: on the lines of the first
+    deals the solver wins within a second (D3V: about one deal in fifty is winnable)."""
+    lines = 0
+    for number in range(deals):
+        game = Game.new(str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL)))
+        result = solve(game, budget_seconds=0.5)
+        if result.result != "win":
+            continue
+        for move in result.moves:
+            assert not blocked(game), (number, move)
+            game.apply(move)
+        assert game.won
+        lines += 1
+        if lines == wanted:
+            break
+    assert lines == wanted
+
+
+def test_a_draw_three_deal_whose_reachable_talon_never_plays_is_lost_at_once():
+    """D3N deal 237: the complete search needed 1.87 million positions to prove it
+    lost while the check counted every talon card; counting only the ones the stock
+    can reach, the deal is blocked before any move."""
+    game = Game.new(str(DealCode(237, 3, Scoring.NORMAL)))
+    assert not blocked_with_any_talon_card(game)
+    assert blocked(game)
+    result = solve(game)
+    assert result.result == "lose" and result.nodes == 1
 
 
 @pytest.mark.parametrize("code,expected,nodes", [

@@ -106,12 +106,20 @@ Techniques (and why each one keeps a "lose" answer a proof):
   keeps cards off the foundations for good. It derives, as a least fixed point, which
   cards could ever go up, which column cards could ever move onto a column, and which
   cards could ever leave from above the card they cover; each fact is derived only
-  from facts that must hold earlier in any line where it happens, and the talon is
-  assumed to give any card at any time, so a card never derived is a proof of loss in
-  every mode, take-backs included. The facts are bit sets of cards and all follow
-  from one of them (the cards something may ever be put on), so a check is a few
-  dozen integer operations per round. :func:`solve` checks the deal first (33 of deals
-  0–999 are blocked from the start, some beyond any search's reach in 10 s); the
+  from facts that must hold earlier in any line where it happens, so a card never
+  derived is a proof of loss, take-backs included. In draw one Normal the talon is
+  assumed to give any card at any time. In draw three and in Vegas a talon card
+  counts only once the stock can reach it: now (:meth:`_Search.talon_positions`),
+  once a card before it leaves (the cards behind shift), or once the card behind it
+  leaves (it becomes the waste's top); and a talon card leaves only when it is
+  derived to go up or onto a column. (That decides D3N deal 237 before any move,
+  where the complete search needed 1.87 million positions; and since playing a
+  talon card changes what the stock reaches, the complete searches of those modes
+  check after each one too.) The facts are bit sets of cards and all follow from
+  one of them (the cards something may ever be put on), so a check is a few dozen
+  integer operations per round. :func:`solve` checks the deal first (of deals 0–999,
+  40 are blocked from the start in draw one and 78 in draw three, some beyond any
+  search's reach in 10 s); the
   complete searches (not the streamlined ones, which are after a quick win) check
   again after a move that puts a card above one it needs (:meth:`_Search.new_needs`),
   while such checks keep pruning (one in :data:`BLOCKED_MIN_RATE` or more; else only
@@ -371,8 +379,11 @@ class _Search:
         from above a column card (the card above it goes up or moves: moving, it
         carries the rest, and going up or moving face-down, it needed the rest gone
         first); a talon card can be put on a column (a King or a parent, as
-        above). Nothing else constrains the talon (any card, any time), so this
-        holds for every draw and scoring.
+        above). In draw one Normal the talon gives any card at any time. In draw
+        three and in Vegas a talon card is played only once the stock reaches it: it
+        does now, or a talon card before it left (the cards behind it shift), or the
+        one behind it left (it is then the waste's top), and a talon card leaves by
+        going up or onto a column; this holds with recycles or without.
 
         The facts are bit sets of cards (:data:`_BIT`). All of them follow from one:
         ``free``, the cards something may ever be put on (on a foundation, a talon
@@ -402,7 +413,21 @@ class _Search:
                     face_up |= b
             free |= below
         in_talon = _ALL_CARDS & ~in_column & ~on_foundations
-        outside = _ALL_CARDS & ~in_column
+        talon = self.talon
+        restricted = not self.d1n and len(talon) > 1
+        if restricted:
+            # Draw three or Vegas: only the cards the stock reaches now can be played
+            # until a talon card leaves; one leaving lets every card after it
+            # (shifted) and the card before it (the new waste top) be reached.
+            n = len(talon)
+            reach = [False] * n
+            for p in self.talon_positions():
+                reach[p - 1] = True
+            in_talon = 0
+            for i in range(n):
+                if reach[i]:
+                    in_talon |= bit[talon[i]]
+        outside = on_foundations | in_talon
         left = 0  # column cards already found to be able to leave
         while True:
             # Cards with a parent something may be put on (or Kings: an empty column);
@@ -417,6 +442,29 @@ class _Search:
             up = ((candidates + _ACES) & ~candidates) - _ACES
             if up == _ALL_CARDS:
                 return False
+            if restricted:
+                leaves = in_talon & (settle | up)
+                if leaves:
+                    more = False
+                    first = -1
+                    for i in range(n):
+                        if leaves & bit[talon[i]]:
+                            if first < 0:
+                                first = i
+                            if i > 0 and not reach[i - 1]:
+                                reach[i - 1] = True
+                                more = True
+                    for i in range(first + 1, n):
+                        if not reach[i]:
+                            reach[i] = True
+                            more = True
+                    if more:
+                        for i in range(n):
+                            if reach[i]:
+                                in_talon |= bit[talon[i]]
+                        outside = on_foundations | in_talon
+                        free = grown
+                        continue
             leaving = ((face_up | grown) & settle | up) & in_column & ~left
             left |= leaving
             while leaving:
@@ -1498,6 +1546,7 @@ class _DepthFirst:
         # Only where the search must be exhaustive: a streamlined search is after a
         # quick win, and there a check costs more than the small subtrees it cuts.
         check_blocks = self.level == 0
+        narrow_talon = not search.d1n
         result = LOSE
         #: Set while frames of a blocked position are cut: the one under it is checked too.
         cutting = False
@@ -1538,11 +1587,12 @@ class _DepthFirst:
                     left += ((col[-1], ob_kind),)
             records = [record]
             nodes += 1
-            if check_blocks and move[0] != T2F and move[0] != W2F:
+            talon_move = narrow_talon and (move[0] == W2F or move[0] == W2T)
+            if check_blocks and (talon_move or (move[0] != T2F and move[0] != W2F)):
                 probe += 1
                 if prunes * BLOCKED_MIN_RATE >= checks or probe >= BLOCKED_PROBE:
                     probe = 0
-                    if new_needs(move, record):
+                    if talon_move or new_needs(move, record):
                         checks += 1
                         if checks >= BLOCKED_WINDOW:
                             checks >>= 1
