@@ -2,12 +2,15 @@
 
     .venv/bin/python bench/solver.py [--deals 1000] [--modes D1N,D3N,D1V,D3V]
                                      [--budget 10] [--workers 2] [--jsonl out.jsonl]
+                                     [--cpu] [--only 1,62,104] [--complete-only]
 
 For each mode: the share of deals decided (win or lose) within 1 s and within 10 s,
 the median and 90th-percentile solve time (unknowns count as the full budget), and
 the winnable share with Wilson 95% intervals, unknowns counted as losses (low) and
 as wins (high). Each deal runs in a worker process (multiprocessing) with the given
-wall-clock budget.
+wall-clock budget. ``--only`` runs the listed deal numbers instead of a range, and
+``--complete-only`` the complete search alone instead of the schedule (diagnosis: how
+much the complete search decides with the whole budget).
 """
 
 from __future__ import annotations
@@ -27,12 +30,18 @@ from games.engine import DealCode, Game, Scoring  # noqa: E402
 from games.solver import implementation, search, solve  # noqa: E402
 
 
-def _one(task: tuple[str, int, float, bool]) -> dict:
-    mode, number, budget, cpu_clock = task
+def _one(task: tuple[str, int, float, bool, bool]) -> dict:
+    mode, number, budget, cpu_clock, complete_only = task
     code = str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL))
     cpu = time.process_time()
-    result = solve(Game.new(code), budget_seconds=budget, max_nodes=None,
-                   clock=time.process_time if cpu_clock else time.perf_counter)
+    clock = time.process_time if cpu_clock else time.perf_counter
+    if complete_only:
+        start = clock()
+        complete = implementation._DepthFirst(Game.new(code))
+        complete.run(start + budget, -1, clock)
+        result = complete.outcome(start, clock)
+    else:
+        result = solve(Game.new(code), budget_seconds=budget, max_nodes=None, clock=clock)
     return {
         "mode": mode, "deal": number, "code": code, "result": result.result,
         "nodes": result.nodes, "seconds": result.seconds, "cpu": time.process_time() - cpu,
@@ -90,12 +99,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu", action="store_true",
                         help="budget and report CPU seconds instead of wall seconds (busy machines)")
     parser.add_argument("--jsonl", help="also write one JSON line per deal here")
+    parser.add_argument("--only", help="comma-separated deal numbers instead of --first/--deals")
+    parser.add_argument("--complete-only", action="store_true",
+                        help="run the complete search alone instead of solve's schedule")
     args = parser.parse_args(argv)
     modes = [m.strip().upper() for m in args.modes.split(",") if m.strip()]
     for mode in modes:
         if mode not in ("D1N", "D3N", "D1V", "D3V"):
             parser.error(f"unknown mode {mode}")
-    tasks = [(mode, n, args.budget, args.cpu) for mode in modes for n in range(args.first, args.first + args.deals)]
+    try:
+        numbers = ([int(n) for n in args.only.split(",") if n.strip()] if args.only
+                   else list(range(args.first, args.first + args.deals)))
+    except ValueError:
+        parser.error("--only takes comma-separated deal numbers")
+    tasks = [(mode, n, args.budget, args.cpu, args.complete_only) for mode in modes for n in numbers]
     out = open(args.jsonl, "w") if args.jsonl else None
     rows: dict[str, list[dict]] = {mode: [] for mode in modes}
     started = time.perf_counter()
@@ -107,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 out.flush()
     if out:
         out.close()
-    print(f"deals {args.first}..{args.first + args.deals - 1}, budget {args.budget:g} s, "
+    print(f"{len(numbers)} deals {numbers[0]}..{numbers[-1]}"
+          f"{' (complete search only)' if args.complete_only else ''}, budget {args.budget:g} s, "
           f"{'CPU' if args.cpu else 'wall'} clock, {args.workers} workers, wall {time.perf_counter() - started:.0f} s, "
           f"solver {'/'.join(sorted({row['solver'] for mode in modes for row in rows[mode]}))}")
     print("mode  deals  win lose unk  dec<=1s dec<=10s  median   p90   winnable (unknowns both ways)  95% CI")
