@@ -150,19 +150,19 @@ Techniques (and why each one keeps a "lose" answer a proof):
   the wins only it finds quickly (those needing a take-back or a card kept off its
   foundation) come early, and its loss proofs get more of the budget.
 
-* **Best first** (draw three Normal). A depth-first search, restarts or not,
-  follows one subtree for a long time. :class:`_BestFirst` searches the level-1
-  moves greedily instead: it always expands the open state with the lowest
-  estimate (cards off the foundations, twice the face-down cards, one per card
-  above a lower card of its suit), so a line is dropped as soon as any state
-  looks better, and a state the blocked check proves lost is dropped. Its win is
-  replayed like any other; running out of states proves nothing. Alone, it won within 10 s 10 of the 65 draw-three deals of 0–999 the
-  other searches left unknown, six of them in under a second; so it takes turns
-  with level 2 from 2% to 6% of the budget (:data:`SCHEDULE_D3N`) and stops there:
-  taking turns until 90%, it cost the complete search four loss proofs. The same
-  search over the level-2 moves wins other deals; it takes turns from 40% to 90%,
-  where it does not delay the complete search's quick loss proofs (from 2% it did).
-  In draw one Normal the level-1 one won none of the unknowns, so
+* **Best first** (draw three Normal). A depth-first search, restarts or not, follows
+  one subtree for a long time. :class:`_BestFirst` searches the level-1 moves greedily
+  instead: it always expands the open state with the lowest estimate (cards off the
+  foundations, twice the face-down cards, one per card above a lower card of its
+  suit), so a line is dropped as soon as any state looks better, and a state the
+  blocked check proves lost is dropped. Its win is replayed like any other; running
+  out of states proves nothing. Alone, it won within 10 s 10 of the 65 draw-three
+  deals of 0–999 the other searches left unknown, six of them in under a second; so it
+  takes turns with level 2 from 2% to 6% of the budget (:data:`SCHEDULE_D3N`) and
+  stops there: taking turns until 90%, it cost the complete search four loss proofs.
+  The same search over the level-2 moves wins other deals; it takes turns from 40% to
+  90%, where it does not delay the complete search's quick loss proofs (from 2% it
+  did). In draw one Normal the level-1 one won none of the unknowns, so
   :data:`SCHEDULE_D1N` leaves both out; Vegas (:data:`SCHEDULE_OTHER`) was not
   measured with them and leaves them out too.
 
@@ -1402,7 +1402,7 @@ class _BestFirst:
         nodes = self.nodes
         next_check = nodes + 1024
         blocked, new_needs = search.blocked, search.new_needs
-        draw3 = search.draw == 3
+        narrow_talon = not search.d1n
         result = LOSE
         while heap:
             if 0 <= node_limit <= nodes:
@@ -1432,7 +1432,7 @@ class _BestFirst:
                 if not seen & dominating[pc]:
                     visited[k] = seen | (1 << pc)
                     kind = move[0]
-                    if (draw3 and (kind == W2F or kind == W2T) or kind != T2F and kind != W2F
+                    if (narrow_talon and (kind == W2F or kind == W2T) or kind != T2F and kind != W2F
                             and new_needs(move, records[0])) and blocked():
                         for record in reversed(records):
                             undo(record)
