@@ -421,13 +421,9 @@ class _Search:
             # until a talon card leaves; one leaving lets every card after it
             # (shifted) and the card before it (the new waste top) be reached.
             n = len(talon)
-            reach = [False] * n
-            for p in self.talon_positions():
-                reach[p - 1] = True
             in_talon = 0
-            for i in range(n):
-                if reach[i]:
-                    in_talon |= bit[talon[i]]
+            for p in self.talon_positions():
+                in_talon |= bit[talon[p - 1]]
         outside = on_foundations | in_talon
         left = 0  # column cards already found to be able to leave
         while True:
@@ -446,23 +442,18 @@ class _Search:
             if restricted:
                 leaves = in_talon & (settle | up)
                 if leaves:
-                    more = False
+                    reached = in_talon
                     first = -1
                     for i in range(n):
                         if leaves & bit[talon[i]]:
                             if first < 0:
                                 first = i
-                            if i > 0 and not reach[i - 1]:
-                                reach[i - 1] = True
-                                more = True
+                            if i > 0:
+                                reached |= bit[talon[i - 1]]
                     for i in range(first + 1, n):
-                        if not reach[i]:
-                            reach[i] = True
-                            more = True
-                    if more:
-                        for i in range(n):
-                            if reach[i]:
-                                in_talon |= bit[talon[i]]
+                        reached |= bit[talon[i]]
+                    if reached != in_talon:
+                        in_talon = reached
                         outside = on_foundations | in_talon
                         free = grown
                         continue
@@ -479,6 +470,20 @@ class _Search:
             if grown == free:
                 return True
             free = grown
+
+    def worth_checking(self, move: InternalMove, record: UndoRecord) -> bool:
+        """Whether the blocked check is worth running after ``move``: a talon card
+        played in draw three or Vegas (it changes what the stock reaches), or a move
+        that puts a card above one it needs (:meth:`new_needs`)."""
+        kind = move[0]
+        if kind == W2F or kind == W2T:
+            if not self.d1n:
+                return True
+            if kind == W2F:
+                return False
+        elif kind == T2F:
+            return False
+        return self.new_needs(move, record)
 
     def new_needs(self, move: InternalMove, record: UndoRecord) -> bool:
         """Whether a card the move just put on a column now lies above a card it needs
@@ -1401,8 +1406,7 @@ class _BestFirst:
         )
         nodes = self.nodes
         next_check = nodes + 1024
-        blocked, new_needs = search.blocked, search.new_needs
-        narrow_talon = not search.d1n
+        blocked, worth_checking = search.blocked, search.worth_checking
         result = LOSE
         while heap:
             if 0 <= node_limit <= nodes:
@@ -1431,9 +1435,7 @@ class _BestFirst:
                 seen = visited.get(k, 0)
                 if not seen & dominating[pc]:
                     visited[k] = seen | (1 << pc)
-                    kind = move[0]
-                    if (narrow_talon and (kind == W2F or kind == W2T) or kind != T2F and kind != W2F
-                            and new_needs(move, records[0])) and blocked():
+                    if worth_checking(move, records[0]) and blocked():
                         for record in reversed(records):
                             undo(record)
                         continue
@@ -1531,7 +1533,7 @@ class _DepthFirst:
             search.key, search.apply, search.undo, search.auto, search.moves, search.won,
         )
         pos_class = search.pos_class
-        blocked, new_needs = search.blocked, search.new_needs
+        blocked, worth_checking = search.blocked, search.worth_checking
         moves_onto, delayable, target, discharges, pair_moves = (
             search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
         )
@@ -1605,7 +1607,7 @@ class _DepthFirst:
                 probe += 1
                 if prunes * BLOCKED_MIN_RATE >= checks or probe >= BLOCKED_PROBE:
                     probe = 0
-                    if talon_move or new_needs(move, record):
+                    if worth_checking(move, record):
                         checks += 1
                         if checks >= BLOCKED_WINDOW:
                             checks >>= 1
