@@ -278,6 +278,9 @@ BLOCKED_MIN_RATE: Final = 5
 BLOCKED_PROBE: Final = 16
 BLOCKED_WINDOW: Final = 4096
 DEFAULT_MAX_NODES: Final = 5_000_000
+#: Entries of each of the blocked check's talon caches before it starts afresh (a
+#: search meets a few thousand talon orders; this only bounds the memory).
+_REACH_CACHE_SIZE: Final = 1 << 16
 
 
 @dataclass
@@ -306,7 +309,7 @@ class _Budget(Exception):
 
 class _Search:
     __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
-                 "shuffle", "lift")
+                 "shuffle", "lift", "reach_after_leaving", "reach_now")
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
                  relaxed: bool = False) -> None:
@@ -332,6 +335,11 @@ class _Search:
         #: count); ``tbytes``: the talon's part. Kept up to date by apply/undo.
         self.enc = [bytes(self.cols[i]) + _DOWN_BYTE[self.down[i]] for i in range(7)]
         self.tbytes = bytes(self.talon)
+        #: The blocked check's talon facts, per talon order (a search meets few of
+        #: them): :meth:`talon_reach`, and per (talon, position) the cards the stock
+        #: reaches now.
+        self.reach_after_leaving: dict[bytes, list[int]] = {}
+        self.reach_now: dict[tuple[bytes, int], int] = {}
 
     # -- state -------------------------------------------------------------------
 
@@ -416,14 +424,14 @@ class _Search:
         in_talon = _ALL_CARDS & ~in_column & ~on_foundations
         talon = self.talon
         restricted = not self.d1n and len(talon) > 1
+        reach: list[int] = []
         if restricted:
             # Draw three or Vegas: only the cards the stock reaches now can be played
             # until a talon card leaves; one leaving lets every card after it
             # (shifted) and the card before it (the new waste top) be reached.
-            n = len(talon)
-            in_talon = 0
-            for p in self.talon_positions():
-                in_talon |= bit[talon[p - 1]]
+            reach = self.talon_reach()
+            in_talon = self.talon_reached_now()
+        talon_left = 0  # talon cards already found to be able to leave
         outside = on_foundations | in_talon
         left = 0  # column cards already found to be able to leave
         while True:
@@ -440,18 +448,14 @@ class _Search:
             if up == _ALL_CARDS:
                 return False
             if restricted:
-                leaves = in_talon & (settle | up)
+                leaves = in_talon & (settle | up) & ~talon_left
                 if leaves:
+                    talon_left |= leaves
                     reached = in_talon
-                    first = -1
-                    for i in range(n):
-                        if leaves & bit[talon[i]]:
-                            if first < 0:
-                                first = i
-                            if i > 0:
-                                reached |= bit[talon[i - 1]]
-                    for i in range(first + 1, n):
-                        reached |= bit[talon[i]]
+                    while leaves:
+                        low = leaves & -leaves
+                        reached |= reach[low.bit_length() - 1]
+                        leaves ^= low
                     if reached != in_talon:
                         in_talon = reached
                         outside = on_foundations | in_talon
@@ -470,6 +474,40 @@ class _Search:
             if grown == free:
                 return True
             free = grown
+
+    def talon_reach(self) -> list[int]:
+        """For the blocked check, by a talon card's bit position (:data:`_WHERE`): the
+        talon cards the stock can reach once that card leaves — the one before it
+        (the new waste top) and every one after it (shifted). Cached per talon order."""
+        tbytes = self.tbytes
+        reach = self.reach_after_leaving.get(tbytes)
+        if reach is None:
+            reach = [0] * 56
+            talon = self.talon
+            after = 0
+            for i in range(len(talon) - 1, -1, -1):
+                card = talon[i]
+                reach[_WHERE[card]] = after | (_BIT[talon[i - 1]] if i else 0)
+                after |= _BIT[card]
+            if len(self.reach_after_leaving) >= _REACH_CACHE_SIZE:
+                self.reach_after_leaving.clear()
+            self.reach_after_leaving[tbytes] = reach
+        return reach
+
+    def talon_reached_now(self) -> int:
+        """The bit set of the talon cards the stock can bring to the waste's top now
+        (:meth:`talon_positions`). Cached per talon order and position."""
+        key = (self.tbytes, self.pos)
+        reached = self.reach_now.get(key)
+        if reached is None:
+            talon = self.talon
+            reached = 0
+            for p in self.talon_positions():
+                reached |= _BIT[talon[p - 1]]
+            if len(self.reach_now) >= _REACH_CACHE_SIZE:
+                self.reach_now.clear()
+            self.reach_now[key] = reached
+        return reached
 
     def worth_checking(self, move: InternalMove, record: UndoRecord) -> bool:
         """Whether the blocked check is worth running after ``move``: a talon card
