@@ -181,8 +181,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Final
 
 from games.engine import Game, Move
-from games.engine.cards import ACCEPTS, RANK, SUIT
+from games.engine import cards as _cards
 from games.engine.moves import DRAW_MOVE, FOUNDATION, MOVE, RECYCLE_MOVE
+
+#: The engine's card tables bound as this module's own final names: the compiled search
+#: reads those as C statics instead of looking each use up in the module's namespace.
+RANK: Final[tuple[int, ...]] = _cards.RANK
+SUIT: Final[tuple[int, ...]] = _cards.SUIT
+ACCEPTS: Final[tuple[tuple[int, ...], ...]] = _cards.ACCEPTS
 
 WIN: Final = "win"
 LOSE: Final = "lose"
