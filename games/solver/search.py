@@ -205,6 +205,8 @@ F2T: Final = 4  # (F2T, s, j): top of foundation s onto column j (take-back)
 InternalMove = tuple[int, ...]
 #: :meth:`_Search.apply`'s undo record: (move, card, whether a card was turned up, extra).
 UndoRecord = tuple[InternalMove, int, bool, int]
+#: A pending obligation (module notes): the card to be used next, and the kind.
+Obligation = tuple[int, int]
 
 _OPPOSITE: Final = ((1, 2), (0, 3), (0, 3), (1, 2))
 _SIBLING: Final = (3, 2, 1, 0)
@@ -600,7 +602,9 @@ class _Search:
             flipped = down[i] > 0 and down[i] == len(col)
             if flipped:
                 down[i] -= 1
-            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
+            # The keys are sliced rather than rebuilt from the lists: a memcpy instead
+            # of converting each card.
+            enc[i] = enc[i][:-2] + _DOWN_BYTE[down[i]]
             return (move, card, flipped, 0)
         if kind == T2T:
             _, i, k, j = move
@@ -613,7 +617,7 @@ class _Search:
             flipped = down[i] > 0 and down[i] == k
             if flipped:
                 down[i] -= 1
-            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
+            enc[i] = enc[i][:k] + _DOWN_BYTE[down[i]]
             enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
             return (move, card, flipped, count)
         if kind == W2F or kind == W2T:
@@ -629,15 +633,16 @@ class _Search:
                 j = move[2]
                 dst = cols[j]
                 dst.append(card)
-                enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
+                target = enc[j]
+                enc[j] = target[:-1] + _CARD_BYTE[card] + target[-1:]
             return (move, card, False, old)
         # F2T
         _, s, j = move
         self.found[s] -= 1
         card = s * 13 + self.found[s]
-        dst = cols[j]
-        dst.append(card)
-        enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
+        cols[j].append(card)
+        target = enc[j]
+        enc[j] = target[:-1] + _CARD_BYTE[card] + target[-1:]
         return (move, card, False, 0)
 
     def undo(self, record: UndoRecord) -> None:
@@ -648,9 +653,8 @@ class _Search:
             i = move[1]
             if flipped:
                 down[i] += 1
-            col = cols[i]
-            col.append(card)
-            enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
+            cols[i].append(card)
+            enc[i] = enc[i][:-1] + _CARD_BYTE[card] + _DOWN_BYTE[down[i]]
             self.found[SUIT[card]] -= 1
         elif kind == T2T:
             _, i, k, j = move
@@ -661,15 +665,16 @@ class _Search:
             col += dst[-extra:]
             del dst[-extra:]
             enc[i] = bytes(col) + _DOWN_BYTE[down[i]]
-            enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
+            target = enc[j]
+            enc[j] = target[:-1 - extra] + target[-1:]
         elif kind == W2F or kind == W2T:
             if kind == W2F:
                 self.found[SUIT[card]] -= 1
             else:
                 j = move[2]
-                dst = cols[j]
-                dst.pop()
-                enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
+                cols[j].pop()
+                target = enc[j]
+                enc[j] = target[:-2] + target[-1:]
             p = move[1]
             self.talon.insert(p - 1, card)
             tb = self.tbytes
@@ -677,9 +682,9 @@ class _Search:
             self.pos = extra
         else:
             _, s, j = move
-            dst = cols[j]
-            dst.pop()
-            enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
+            cols[j].pop()
+            target = enc[j]
+            enc[j] = target[:-2] + target[-1:]
             self.found[s] += 1
 
     def auto(self, records: list[UndoRecord]) -> None:
@@ -860,7 +865,7 @@ class _Search:
                 return _UP
         return -1
 
-    def pairable(self, ob: tuple, move: InternalMove) -> bool:
+    def pairable(self, ob: Obligation, move: InternalMove) -> bool:
         """Whether ``move`` is delayable and one later move could discharge both its
         obligation and ``ob`` (nothing else does): a take-back of the card under a
         taken-back card onto the other obligation's card; or a card going up that
@@ -900,7 +905,7 @@ class _Search:
             return True
         return kind1 == _TB and RANK[a] > 1 and a - 1 in ACCEPTS[b]
 
-    def pair_moves(self, ob: tuple) -> list[InternalMove]:
+    def pair_moves(self, ob: Obligation) -> list[InternalMove]:
         """The moves for which :meth:`pairable` holds, generated directly: take-backs
         of a card whose under-card fits on ``ob``'s card, and (``ob`` a take-back of
         ``a``) the delayable moves that leave a parent of ``a - 1`` on a column's
@@ -995,7 +1000,7 @@ class _Search:
             return -1
         return col[-1] if col else -1
 
-    def discharges(self, move: InternalMove, target: int, ob: tuple) -> bool:
+    def discharges(self, move: InternalMove, target: int, ob: Obligation) -> bool:
         """Whether ``move`` (about to be applied; ``target`` is :meth:`target`)
         discharges the obligation ``ob = (card, kind)``."""
         t, ob_kind = ob
@@ -1530,6 +1535,20 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
     return dfs.outcome(start, clock)
 
 
+class _Frame:
+    """One position on :class:`_DepthFirst`'s line: its candidate moves, the index of
+    the next one to try, its pending obligations, and whether it was found not
+    blocked (a native class, so the compiled search reads typed fields)."""
+
+    __slots__ = ("moves", "index", "pending", "not_blocked")
+
+    def __init__(self, moves: list[InternalMove], pending: tuple[Obligation, ...]) -> None:
+        self.moves = moves
+        self.index = 0
+        self.pending = pending
+        self.not_blocked = False
+
+
 class _DepthFirst:
     """A depth-first search that can stop at a deadline or node cap and resume where
     it stopped (:func:`solve` interleaves the complete search with the streamlined
@@ -1560,7 +1579,7 @@ class _DepthFirst:
         self.visited = {search.key(): 1 << search.pos_class()}
         #: Per move on the line: its candidate moves, the next one's index, the
         #: pending obligations, and whether the position was found not blocked.
-        self.stack: list[list] = [[search.moves(), 0, (), False]] if self.result == UNKNOWN else []
+        self.stack: list[_Frame] = [_Frame(search.moves(), ())] if self.result == UNKNOWN else []
         self.dominating = search.dominating()
         #: Nodes since the last clock reading; moves since the last blocked check.
         self.check = 0
@@ -1582,7 +1601,7 @@ class _DepthFirst:
             search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
         )
 
-        def candidates(pending: tuple) -> list[InternalMove]:
+        def candidates(pending: tuple[Obligation, ...]) -> list[InternalMove]:
             if not pending:
                 return gen()
             first = pending[0]
@@ -1611,7 +1630,7 @@ class _DepthFirst:
         cutting = False
         while stack:
             frame = stack[-1]
-            moves, index, pending, _ = frame
+            moves, index, pending = frame.moves, frame.index, frame.pending
             if index >= len(moves):
                 stack.pop()
                 if path:
@@ -1619,17 +1638,16 @@ class _DepthFirst:
                         undo(record)
                 if cutting:
                     if stack and blocked():
-                        stack[-1][1] = len(stack[-1][0])
+                        stack[-1].index = len(stack[-1].moves)
                     else:
                         cutting = False
                 continue
-            frame[1] = index + 1
+            frame.index = index + 1
             move = moves[index]
+            left: tuple[Obligation, ...] = ()
             if pending:
                 tgt = target(move)
-                left = tuple(ob for ob in pending if not discharges(move, tgt, ob))
-            else:
-                left = ()
+                left = tuple([ob for ob in pending if not discharges(move, tgt, ob)])
             ob_kind = delayable(move)
             record = apply(move)
             if ob_kind >= 0:
@@ -1662,12 +1680,12 @@ class _DepthFirst:
                             # The position before the move is often blocked already
                             # (by a move the cheap filter let through): then its
                             # whole subtree, and maybe more, is lost.
-                            if not frame[3]:
+                            if not frame.not_blocked:
                                 if blocked():
-                                    frame[1] = len(moves)
+                                    frame.index = len(moves)
                                     cutting = True
                                 else:
-                                    frame[3] = True
+                                    frame.not_blocked = True
                             continue
             if not left:
                 auto(records)
@@ -1688,7 +1706,7 @@ class _DepthFirst:
             else:
                 visited[k] = seen | (1 << pc)
                 path.append(records)
-                stack.append([candidates(left), 0, left, False])
+                stack.append(_Frame(candidates(left), left))
             check += 1
             if check >= 1024:
                 check = 0
