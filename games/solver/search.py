@@ -93,10 +93,11 @@ Techniques (and why each one keeps a "lose" answer a proof):
   many moves), so the search skips it when it comes back with some pending (as for
   talon positions above, a visited state at most as far from a win stands for it).
   Of the 30 D3N deals of 0–999 it left unknown before, the complete search alone then
-  wins 540 and 602 within 10 s; it proves late D3N losses in 12–31% fewer nodes. Turning a face-down card
-  up is *not* delayable: the card's use may need two chains of delayable moves at
-  once (its own target built from the talon, and the target of the run moved off it)
-  — a counterexample found on real deals, where that rule called won deals lost.
+  wins 540 and 602 within 10 s; it proves late D3N losses in 12–31% fewer nodes.
+  Turning a face-down card up is *not* delayable: the card's use may need two chains
+  of delayable moves at once (its own target built from the talon, and the target of
+  the run moved off it) — a counterexample found on real deals, where that rule called
+  won deals lost.
 
 * **Relaxation.** Every move of draw three or of Vegas is a move of draw one Normal
   from the same position (the talon reaches a subset of its cards; nothing else
@@ -273,8 +274,9 @@ BEST_FIRST_WHOLE_RUNS: Final = -3
 #: 3–5 s (D3N deals 303 and 385). On D3N deals 0–999 that decided 303 and changed no
 #: other verdict.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
-SCHEDULE_D3N: Final = (((2,), 0.02), ((2, BEST_FIRST), 0.06), ((2, 0, RELAXATION), 0.2), ((0, RELAXATION), 0.4),
-                        ((2, 1, 0, RELAXATION, BEST_FIRST_WHOLE_RUNS), 0.9), ((0,), 1.0))
+SCHEDULE_D3N: Final = (((2,), 0.02), ((2, BEST_FIRST), 0.06), ((2, 0, RELAXATION), 0.2),
+                        ((0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION, BEST_FIRST_WHOLE_RUNS), 0.9),
+                        ((0,), 1.0))
 SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
