@@ -1705,19 +1705,16 @@ class _DepthFirst:
                     path.append(records)
                     result = WIN
                     break
-                k = key()
-                pc = pos_class()
+            k = key()
+            pc = pos_class()
+            seen = visited.get(k, 0)
+            # With obligations pending, the key names them too; but when the position
+            # was visited with none pending, that visit covered every line from it
+            # (module notes, "Obligations"): nothing to add.
+            if left and not (skip_covered and seen & dominating[pc]):
+                for card, kind in sorted(left):
+                    k += _NEED_BYTES[card][kind]
                 seen = visited.get(k, 0)
-            else:
-                k = key()
-                pc = pos_class()
-                # Visited with no obligation pending, the same position covered every
-                # line from it (module notes, "Obligations"): nothing to add.
-                seen = visited.get(k, 0) if skip_covered else 0
-                if not seen & dominating[pc]:
-                    for card, kind in sorted(left):
-                        k += _NEED_BYTES[card][kind]
-                    seen = visited.get(k, 0)
             if seen & dominating[pc]:
                 for record in reversed(records):
                     undo(record)
