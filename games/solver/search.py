@@ -116,9 +116,11 @@ Techniques (and why each one keeps a "lose" answer a proof):
   derived is a proof of loss, take-backs included. In draw one Normal the talon is
   assumed to give any card at any time. In draw three and in Vegas a talon card
   counts only once the stock can reach it: now (:meth:`_Search.talon_positions`),
-  once a card before it leaves (the cards behind shift), or once the card behind it
-  leaves (it becomes the waste's top); and a talon card leaves only when it is
-  derived to go up or onto a column. (That decides D3N deal 237 before any move,
+  once the card behind it leaves (it becomes the waste's top), or in draw three
+  Normal once enough cards before it have left that a pass after a recycle lands
+  on it (:meth:`_Search.talon_reached_once`; taking a card off the waste changes
+  nothing ahead in the pass); and a talon card leaves only when it is derived to
+  go up or onto a column. (That decides D3N deal 237 before any move,
   where the complete search needed 1.87 million positions; and since playing a
   talon card changes what the stock reaches, the complete searches of those modes
   check after each one too.) The facts are bit sets of cards and all follow from
@@ -328,7 +330,7 @@ class SolveResult:
 
 class _Search:
     __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
-                 "shuffle", "lift", "reach_after_leaving", "reach_now")
+                 "shuffle", "lift", "reach_now")
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
                  relaxed: bool = False) -> None:
@@ -354,10 +356,8 @@ class _Search:
         #: count); ``tbytes``: the talon's part. Kept up to date by apply/undo.
         self.enc = [bytes(self.cols[i]) + _DOWN_BYTE[self.down[i]] for i in range(7)]
         self.tbytes = bytes(self.talon)
-        #: The blocked check's talon facts, per talon order (a search meets few of
-        #: them): :meth:`talon_reach`, and per (talon, position) the cards the stock
-        #: reaches now.
-        self.reach_after_leaving: dict[bytes, list[int]] = {}
+        #: The blocked check's talon fact cached per (talon, position) (a search
+        #: meets few of them): the cards the stock reaches now.
         self.reach_now: dict[tuple[bytes, int], int] = {}
 
     # -- state -------------------------------------------------------------------
@@ -409,9 +409,9 @@ class _Search:
         first); a talon card can be put on a column (a King or a parent, as
         above). In draw one Normal the talon gives any card at any time. In draw
         three and in Vegas a talon card is played only once the stock reaches it: it
-        does now, or a talon card before it left (the cards behind it shift), or the
-        one behind it left (it is then the waste's top), and a talon card leaves by
-        going up or onto a column; this holds with recycles or without.
+        does now, or the one behind it left (it is then the waste's top), or in draw
+        three Normal enough cards before it left (:meth:`talon_reached_once`), and
+        a talon card leaves by going up or onto a column.
 
         The facts are bit sets of cards (:data:`_BIT`). All of them follow from one:
         ``free``, the cards something may ever be put on (on a foundation, a talon
@@ -443,13 +443,10 @@ class _Search:
         in_talon = _ALL_CARDS & ~in_column & ~on_foundations
         talon = self.talon
         restricted = not self.d1n and len(talon) > 1
-        reach: list[int] = []
         if restricted:
             # Draw three or Vegas: only the cards the stock reaches now can be played
-            # until a talon card leaves; one leaving lets every card after it
-            # (shifted) and the card before it (the new waste top) be reached.
-            reach = self.talon_reach()
-            in_talon = self.talon_reached_now()
+            # until a talon card leaves (:meth:`talon_reached_once`).
+            in_talon = reached_now = self.talon_reached_now()
         talon_left = 0  # talon cards already found to be able to leave
         outside = on_foundations | in_talon
         left = 0  # column cards already found to be able to leave
@@ -470,11 +467,7 @@ class _Search:
                 leaves = in_talon & (settle | up) & ~talon_left
                 if leaves:
                     talon_left |= leaves
-                    reached = in_talon
-                    while leaves:
-                        low = leaves & -leaves
-                        reached |= reach[low.bit_length() - 1]
-                        leaves ^= low
+                    reached = reached_now | self.talon_reached_once(talon_left)
                     if reached != in_talon:
                         in_talon = reached
                         outside = on_foundations | in_talon
@@ -494,24 +487,27 @@ class _Search:
                 return True
             free = grown
 
-    def talon_reach(self) -> list[int]:
-        """For the blocked check, by a talon card's bit position (:data:`_WHERE`): the
-        talon cards the stock can reach once that card leaves — the one before it
-        (the new waste top) and every one after it (shifted). Cached per talon order."""
-        tbytes = self.tbytes
-        reach = self.reach_after_leaving.get(tbytes)
-        if reach is None:
-            reach = [0] * 56
-            talon = self.talon
-            after = 0
-            for i in range(len(talon) - 1, -1, -1):
-                card = talon[i]
-                reach[_WHERE[card]] = after | (_BIT[talon[i - 1]] if i else 0)
-                after |= _BIT[card]
-            if len(self.reach_after_leaving) >= _REACH_CACHE_SIZE:
-                self.reach_after_leaving.clear()
-            self.reach_after_leaving[tbytes] = reach
-        return reach
+    def talon_reached_once(self, left: int) -> int:
+        """For the blocked check: the talon cards the stock can bring to the waste's
+        top, beyond those it reaches now, once the talon cards in ``left`` (a bit
+        set) have left. Removing a card from the waste changes nothing ahead in the
+        pass (the stock is the same), so a card becomes reachable only as the
+        waste's top when the card after it leaves, or, in draw three Normal, after
+        a recycle: the pass then lands on every third card, so the card at index
+        ``i`` needs ``(i + 1) % 3`` more of the cards before it gone (it may be
+        fewer in the end, never more: this over-approximates)."""
+        talon = self.talon
+        counting = not self.vegas and self.draw == 3
+        reached = 0
+        gone = 0  # cards of ``left`` before the current one
+        n = len(talon)
+        for i in range(n):
+            card = talon[i]
+            if (i + 1 < n and _BIT[talon[i + 1]] & left) or (counting and gone >= (i + 1) % 3):
+                reached |= _BIT[card]
+            if _BIT[card] & left:
+                gone += 1
+        return reached
 
     def talon_reached_now(self) -> int:
         """The bit set of the talon cards the stock can bring to the waste's top now
