@@ -354,6 +354,57 @@ def test_complete_search_alone_agrees_with_brute_force(seed):
             assert relaxation(game) == "win", game.snapshot()
 
 
+#: Positions on winning lines of D1N deals (deal, move) that the complete search called
+#: lost while it allowed chains of delayable moves one move long only: each needs two
+#: chains at once toward one card (say a run moved off 6♠ onto 6♣ put there from the
+#: talon, and 3♥, 4♠, 5♠ put up one by one before 6♠ goes up).
+TWO_CHAINS = {
+    "198@61": (['KD QC JD TS 9H 8C 7H', '', '#4C #TH 6S 5H 4S 3H', '#AD #4H #8S 7S', '#8H #8D #6D #4D 7C',
+                '9D', '#KS #2H #QD JH'],
+               '6H 2D JS', 'KH TC QH 5S TD 6C KC 5D 9C 3D 7D QS JC 5C 9S 3S', {'S': 2, 'H': 1, 'D': 0, 'C': 3}),
+    "198@99": (['KD QC JD TS 9D', 'KH QS JH TC 9H 8C 7H', '#4C #TH 6S 5H 4S 3H', '#AD #4H #8S 7S',
+                '#8H #8D #6D #4D 7C', 'KC QD', '#KS 2H'],
+               '5D 9C 3D 7D JC 5C 9S 6H 2D JS', 'QH 5S TD 6C', {'S': 3, 'H': 1, 'D': 0, 'C': 3}),
+    "29@168": (['KS QH JS TH 9S 8H 7S 6H 5S 4D', '6D 5C', '', '8S 7H 6C 5H 4C', 'KH QS JD TS 9D 8C 7D 6S 5D',
+                'JH TC 9H', '#9C #3D #3C #7C #KD #TD QD'],
+               'KC JC QC 8D', '', {'S': 4, 'H': 4, 'D': 2, 'C': 2}),
+    "86@112": (['KH QS JH TS 9D 8C 7H 6C 5D 4S', 'KS', 'KC QH JC TH 9S 8D 7C 6H 5S 4H 3S', '#4D #8H #JD TC', 'KD',
+                '7S', '#AC 8S 7D 6S 5H 4C 3H'],
+               '9C QD', '2C 3C JS QC 5C TD 9H 6D', {'S': 2, 'H': 2, 'D': 3, 'C': 0}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWO_CHAINS))
+def test_a_position_needing_two_chains_of_delayable_moves_at_once_is_won(name):
+    """The complete search (foundation moves waiting for their use from the start)
+    wins each, and its line replays to a win."""
+    columns, stock, waste, foundations = TWO_CHAINS[name]
+    game = position(columns, stock=stock, waste=waste, foundations=foundations)
+    complete = search._DepthFirst(game.copy(), lift_after=0)
+    assert complete.run(None, 500_000, time.perf_counter) == "win"
+    assert_replays_to_win(game, complete.outcome(time.perf_counter(), time.perf_counter))
+
+
+@pytest.mark.parametrize("mode,deals", [("D1N", (29, 86, 198)), ("D3N", (9, 43, 56))])
+def test_no_position_on_a_winning_line_is_called_lost(mode, deals):
+    """Every position on a winning line is winnable: the complete search, with
+    foundation moves waiting for their use from the start, never calls one lost
+    (every fourth position of the solver's lines; undecided within the node cap is
+    allowed)."""
+    decided = 0
+    for number in deals:
+        game = Game.new(str(DealCode(number, int(mode[1]), Scoring.NORMAL)))
+        result = solve(game, budget_seconds=2)
+        assert result.result == "win"
+        for index, move in enumerate(result.moves):
+            if index % 4 == 0:
+                outcome = search._DepthFirst(game.copy(), lift_after=0).run(None, 30_000, time.perf_counter)
+                assert outcome != "lose", (number, index)
+                decided += outcome == "win"
+            game.apply(move)
+    assert decided >= 30
+
+
 def test_skipping_positions_visited_with_no_obligation_pending_loses_no_win(monkeypatch):
     """A position reached with obligations pending is skipped when it was visited with
     none (SKIP_COVERED): on 90 random endgames the complete search's answers stay the

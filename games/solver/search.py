@@ -84,6 +84,20 @@ Techniques (and why each one keeps a "lose" answer a proof):
   obligations at once (a take-back of the card under a taken-back card onto the
   other's card; a card going up that one obligation left on top of a column and the
   other waits for), the second delayable move first (:meth:`_Search.pair_moves`).
+  A winning line rearranged so that each delayable move comes right before its
+  first use can still hold longer chains of them before one use: a card waiting to
+  go up may need the lower cards of its suit put up one by one first (each from
+  over a face-up card or the talon, each maybe left on top of a column first), and
+  a card to be uncovered may need a target for the run on it first (from the
+  talon, a foundation, or uncovered). The complete searches allow such a chain's
+  first move with one obligation pending and its next moves with two
+  (:meth:`_Search.chain_starts`, :meth:`_Search.chain_moves`). Without them the
+  search called won positions lost: D1N deal 198 (and through the relaxation D3N
+  198), found by checking that no position on the solver's winning lines is
+  called lost (tests). The rules allow two obligations pending at most: a line
+  needing three at once (two such chains, one of them branching) is not covered
+  — none was found among about 13,000 positions on the winning lines of 150 deals
+  in each of D1N and D3N (``tests/test_solver.py``, docs/performance.md).
   The complete search applies the foundation-move obligation only from
   :data:`LIFT_AFTER` nodes on: putting cards up at once finds many wins sooner.
   Switching rules mid-search keeps it complete, since each state is expanded under
@@ -952,6 +966,124 @@ class _Search:
             result = list(dict.fromkeys(result))  # a move can both lift and expose
         return result
 
+    def _awaited(self, ob: Obligation) -> tuple[int, int, int]:
+        """For the chains of :meth:`chain_starts`: the next card to go up of the suit
+        of a card whose going up uses ``ob`` (``_EXPOSE``, ``_LIFT``: the card left on
+        top), when it is lower and each card up to that one could go up by a
+        delayable move (:meth:`can_go_up_in_a_chain`); and up to two cards whose
+        going up uses ``ob`` and that may need uncovering first (``_UP``: the next
+        card of the suit; ``_LIFT``: the next card of the suit of a card that fits on
+        the one left on top and is its foundation's top). -1 where there is none."""
+        card, kind = ob
+        found = self.found
+        if kind == _EXPOSE or kind == _LIFT:
+            suit = SUIT[card]
+            low = suit * 13 + found[suit] if found[suit] < RANK[card] - 1 else -1
+            if low >= 0 and not self.can_go_up_in_a_chain(low, card):
+                low = -1
+            first = second = -1
+            if kind == _LIFT:
+                x, y = ACCEPTS[card] if RANK[card] > 1 else (-1, -1)
+                if x >= 0 and found[SUIT[x]] == RANK[x]:
+                    first = x + 1
+                if y >= 0 and found[SUIT[y]] == RANK[y]:
+                    second = y + 1
+            return low, first, second
+        if kind == _UP and RANK[card] < 13:
+            return -1, card + 1, -1
+        return -1, -1, -1
+
+    def can_go_up_in_a_chain(self, low: int, card: int) -> bool:
+        """Whether the cards from ``low`` up to the one below ``card`` (one suit) could
+        each go up by a delayable move: none is face down, and in draw three or Vegas
+        none is in the talon (a talon card going up is delayable in draw one Normal
+        only). Else a chain of ups toward ``card`` needs a move that is not delayable
+        and cannot lie inside one."""
+        talon, cols, down = self.talon, self.cols, self.down
+        for c in range(low, card):
+            if c in talon:
+                if not self.d1n:
+                    return False
+                continue
+            for i in range(7):
+                col = cols[i]
+                if c in col:
+                    if col.index(c) < down[i]:
+                        return False
+                    break
+        return True
+
+    def chain_starts(self, ob: Obligation) -> list[InternalMove]:
+        """With one obligation pending, the delayable moves that may start a chain of
+        delayable moves ending in a move that uses ``ob`` and the chain's last move
+        at once (beyond :meth:`pair_moves`, whose chains are one move long). A card
+        waiting to go up may need the lower cards of its suit put up one by one
+        first, each from over a face-up card or the talon, and each maybe left on top
+        of a column first (a run moved off it, the card on it put up); a card that
+        must be uncovered to go up may need a target for the run on it first (put
+        there from the talon or a foundation, or uncovered). A winning line can need
+        two such chains at once (the card uncovered by a run moved onto a talon
+        card, and its suit's lower cards put up one by one): with chains of one move
+        only, the search called won positions lost (D1N deals 29, 86 and 198)."""
+        if self.eager:
+            return []
+        low, first, second = self._awaited(ob)
+        if low < 0 and first < 0 and second < 0:
+            return []
+        result: list[InternalMove] = []
+        if low >= 0:
+            if RANK[low] < RANK[ob[0]] - 1:
+                self._lifting(low, result)  # (the predecessor: pair_moves has it)
+            self._exposing(low, result)
+            self._preparing(low, result)
+        if first >= 0:
+            self._preparing(first, result)
+        if second >= 0:
+            self._preparing(second, result)
+        return list(dict.fromkeys(result)) if len(result) > 1 else result
+
+    def chain_moves(self, first: Obligation, second: Obligation) -> list[InternalMove]:
+        """With two obligations pending, the delayable moves that use one of them and
+        go on with a chain toward a move that uses the other (:meth:`chain_starts`):
+        the next lower card of the waiting card's suit put up or left on top of a
+        column, or the card to be uncovered left on top."""
+        result: list[InternalMove] = []
+        for waiting, other in ((first, second), (second, first)):
+            low, up_first, up_second = self._awaited(waiting)
+            if low < 0 and up_first < 0 and up_second < 0:
+                continue
+            steps: list[InternalMove] = []
+            if low >= 0:
+                self._lifting(low, steps)
+                self._exposing(low, steps)
+            if up_first >= 0:
+                self._exposing(up_first, steps)
+            if up_second >= 0:
+                self._exposing(up_second, steps)
+            for move in steps:
+                if self.discharges(move, self.target(move), other) and not self.discharges(
+                        move, self.target(move), waiting):
+                    result.append(move)
+        return list(dict.fromkeys(result)) if len(result) > 1 else result
+
+    def _preparing(self, card: int, result: list[InternalMove]) -> None:
+        """Append the delayable moves that give the run on ``card`` (a face-up card
+        of a column, not on top) a card to go on: a parent of the run's first card
+        put on a column from a foundation, or left on top of a column."""
+        cols, found = self.cols, self.found
+        for i in range(7):
+            col = cols[i]
+            if card in col:
+                q = col.index(card)
+                if q < self.down[i] or q == len(col) - 1 or RANK[col[q + 1]] == 13:
+                    return
+                for parent in _PARENTS[col[q + 1]]:
+                    if found[SUIT[parent]] == RANK[parent]:
+                        self._onto_tops(result, (F2T, SUIT[parent]), parent, -1)
+                    else:
+                        self._exposing(parent, result)
+                return
+
     def _exposing(self, card: int, result: list[InternalMove] | None = None) -> list[InternalMove]:
         """Append to ``result`` the delayable moves that leave ``card`` on top of a
         column: a run moved off it, the card on it put up (``_LIFT``), or (draw one
@@ -1608,6 +1740,9 @@ class _DepthFirst:
             search.moves_onto, search.delayable, search.target, search.discharges, search.pair_moves,
         )
 
+        chain_starts, chain_moves = search.chain_starts, search.chain_moves
+        general = not self.level
+
         def candidates(pending: tuple[Obligation, ...]) -> list[InternalMove]:
             if not pending:
                 return gen()
@@ -1615,9 +1750,17 @@ class _DepthFirst:
             result = moves_onto(first[0], first[1])
             if len(pending) == 2:
                 second = pending[1]
-                return [m for m in result if discharges(m, target(m), second)]
-            # One more delayable move may come first if the next move discharges both.
+                both = [m for m in result if discharges(m, target(m), second)]
+                if general:
+                    both += chain_moves(first, second)
+                return both
+            # One more delayable move may come first if the next move discharges both,
+            # or a chain of them toward such a move.
             extra = pair_moves(first)
+            if general:
+                starts = chain_starts(first)
+                if starts:
+                    extra = list(dict.fromkeys(extra + starts))
             return result + extra
 
         cols = search.cols
