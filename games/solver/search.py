@@ -1741,7 +1741,9 @@ class _DepthFirst:
         )
 
         chain_starts, chain_moves = search.chain_starts, search.chain_moves
-        general = not self.level
+        # Chains of delayable moves keep the complete searches complete; the
+        # streamlined ones need not be.
+        chains = not self.level
 
         def candidates(pending: tuple[Obligation, ...]) -> list[InternalMove]:
             if not pending:
@@ -1751,13 +1753,13 @@ class _DepthFirst:
             if len(pending) == 2:
                 second = pending[1]
                 both = [m for m in result if discharges(m, target(m), second)]
-                if general:
+                if chains:
                     both += chain_moves(first, second)
                 return both
             # One more delayable move may come first if the next move discharges both,
             # or a chain of them toward such a move.
             extra = pair_moves(first)
-            if general:
+            if chains:
                 starts = chain_starts(first)
                 if starts:
                     extra = list(dict.fromkeys(extra + starts))
