@@ -786,33 +786,44 @@ def _game_of(s: search._Search) -> Game:
     return game
 
 
+def assert_blocked_only_by_the_rule_are_lost(monkeypatch, mode: str, looser, deals: int, met_at_least: int,
+                                             proved: int) -> None:
+    """The positions the complete search meets on deals 0..deals-1 that the check
+    calls blocked while ``looser`` (a check without some rule) does not: at least
+    ``met_at_least`` of them, and ``proved`` of them, spread over the list, are lost —
+    the complete search proves it with ``looser`` as its check."""
+    check = search._Search.blocked
+    met: list[Game] = []
+
+    def recording(self):
+        answer = check(self)
+        if answer and len(met) < 400 and not looser(self):
+            met.append(_game_of(self))
+        return answer
+
+    monkeypatch.setattr(search._Search, "blocked", recording)
+    for number in range(deals):
+        game = Game.new(str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL)))
+        search._DepthFirst(game).run(None, 5_000, time.perf_counter)
+    assert len(met) >= met_at_least, len(met)
+
+    monkeypatch.setattr(search._Search, "blocked", looser)
+    for game in met[::max(1, len(met) // proved)][:proved]:
+        assert search._DepthFirst(game).run(None, 50_000, time.perf_counter) == "lose", game.snapshot()
+
+
 @pytest.mark.parametrize("mode", ["D3N", "D3V", "D1V"])
 def test_positions_blocked_only_by_an_unreachable_talon_card_are_lost(mode, monkeypatch):
     """Draw three and Vegas: a talon card counts only once the stock can reach it.
     The positions the complete search meets on real deals that the check calls
     blocked only for that (with any talon card at any time they are not) are lost:
     the complete search proves each of them lost with the talon rule turned off."""
-    check = search._Search.blocked
-    met: list[Game] = []
-
-    def recording(self):
-        answer = check(self)
-        if answer and len(met) < 400 and not blocked_with_any_talon_card(_game_of(self)):
-            met.append(_game_of(self))
-        return answer
-
-    monkeypatch.setattr(search._Search, "blocked", recording)
-    for number in range(10):
-        game = Game.new(str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL)))
-        search._DepthFirst(game).run(None, 5_000, time.perf_counter)
-    assert len(met) >= 100, len(met)
 
     def any_talon_card(self):
         return blocked_with_any_talon_card(_game_of(self))
 
-    monkeypatch.setattr(search._Search, "blocked", any_talon_card)
-    for game in met[::len(met) // 30][:30]:
-        assert search._DepthFirst(game).run(None, 50_000, time.perf_counter) == "lose", game.snapshot()
+    assert_blocked_only_by_the_rule_are_lost(monkeypatch, mode, any_talon_card, deals=10, met_at_least=100,
+                                             proved=30)
 
 
 @pytest.mark.parametrize("mode", ["D3N", "D3V"])
@@ -822,27 +833,11 @@ def test_positions_blocked_only_by_counting_the_cards_gone_before_a_talon_card_a
     card after it). The positions the complete search meets on real deals that the
     check calls blocked only for that are lost: the complete search proves each lost
     with the looser rule."""
-    check = search._Search.blocked
-    met: list[Game] = []
-
-    def recording(self):
-        answer = check(self)
-        if answer and len(met) < 400 and not blocked_by_sweeps(self, any_after=True):
-            met.append(_game_of(self))
-        return answer
-
-    monkeypatch.setattr(search._Search, "blocked", recording)
-    for number in range(30):
-        game = Game.new(str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL)))
-        search._DepthFirst(game).run(None, 5_000, time.perf_counter)
-    assert len(met) >= 20, len(met)
 
     def loose(self):
         return blocked_by_sweeps(self, any_after=True)
 
-    monkeypatch.setattr(search._Search, "blocked", loose)
-    for game in met[::max(1, len(met) // 20)][:20]:
-        assert search._DepthFirst(game).run(None, 50_000, time.perf_counter) == "lose", game.snapshot()
+    assert_blocked_only_by_the_rule_are_lost(monkeypatch, mode, loose, deals=30, met_at_least=20, proved=20)
 
 
 @pytest.mark.parametrize("mode,deals,wanted", [("D3N", 100, 20), ("D1V", 100, 12), ("D3V", 400, 6)])

@@ -1061,8 +1061,8 @@ class _Search:
             if up_second >= 0:
                 self._exposing(up_second, steps)
             for move in steps:
-                if self.discharges(move, self.target(move), other) and not self.discharges(
-                        move, self.target(move), waiting):
+                target = self.target(move)
+                if self.discharges(move, target, other) and not self.discharges(move, target, waiting):
                     result.append(move)
         return list(dict.fromkeys(result)) if len(result) > 1 else result
 
