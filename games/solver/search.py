@@ -344,7 +344,7 @@ class SolveResult:
 
 class _Search:
     __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
-                 "shuffle", "lift", "reach_now")
+                 "shuffle", "lift", "reach_now", "talon_facts")
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
                  relaxed: bool = False) -> None:
@@ -373,6 +373,8 @@ class _Search:
         #: The blocked check's talon fact cached per (talon, position) (a search
         #: meets few of them): the cards the stock reaches now.
         self.reach_now: dict[tuple[bytes, int], int] = {}
+        #: :meth:`talon_reached_once`'s tables per talon order (:meth:`new_talon_facts`).
+        self.talon_facts: dict[bytes, tuple[list[int], list[int], int, list[int], list[int]]] = {}
 
     # -- state -------------------------------------------------------------------
 
@@ -509,19 +511,60 @@ class _Search:
         waste's top when the card after it leaves, or, in draw three Normal, after
         a recycle: the pass then lands on every third card, so the card at index
         ``i`` needs ``(i + 1) % 3`` more of the cards before it gone (it may be
-        fewer in the end, never more: this over-approximates)."""
+        fewer in the end, never more: this over-approximates). Only the cards of
+        ``left`` are visited (:meth:`new_talon_facts`)."""
+        facts = self.talon_facts.get(self.tbytes)
+        if facts is None:
+            facts = self.new_talon_facts()
+        index, before, reached, after_one, after_two = facts
+        first = second = len(self.talon)  # the indexes of the first two cards gone
+        while left:
+            low = left & -left
+            where = low.bit_length() - 1
+            reached |= before[where]
+            i = index[where]
+            if i < first:
+                first, second = i, first
+            elif i < second:
+                second = i
+            left ^= low
+        return reached | after_one[first] | after_two[second]
+
+    def new_talon_facts(self) -> tuple[list[int], list[int], int, list[int], list[int]]:
+        """:meth:`talon_reached_once`'s tables for the current talon (cached per
+        talon order): by bit position, a card's index and the card before it; the
+        cards a pass after a recycle lands on whatever has gone (draw three Normal:
+        index ``i`` with ``(i + 1) % 3 == 0``); and by index ``j``, the cards after
+        ``j`` that need one (``(i + 1) % 3 == 1``) or two (``== 2``) cards gone
+        before them, the first or second of which is at ``j`` (none past the end)."""
         talon = self.talon
-        counting = not self.vegas and self.draw == 3
-        reached = 0
-        gone = 0  # cards of ``left`` before the current one
         n = len(talon)
+        counting = not self.vegas and self.draw == 3
+        index = [n] * 56
+        before = [0] * 56
+        always = 0
+        after_one = [0] * (n + 1)
+        after_two = [0] * (n + 1)
         for i in range(n):
-            card = talon[i]
-            if (i + 1 < n and _BIT[talon[i + 1]] & left) or (counting and gone >= (i + 1) % 3):
-                reached |= _BIT[card]
-            if _BIT[card] & left:
-                gone += 1
-        return reached
+            where = _WHERE[talon[i]]
+            index[where] = i
+            if i:
+                before[where] = _BIT[talon[i - 1]]
+            if counting and (i + 1) % 3 == 0:
+                always |= _BIT[talon[i]]
+        one = two = 0
+        for i in range(n - 1, -1, -1):
+            after_one[i] = one
+            after_two[i] = two
+            if counting and (i + 1) % 3 == 1:
+                one |= _BIT[talon[i]]
+            elif counting and (i + 1) % 3 == 2:
+                two |= _BIT[talon[i]]
+        facts = (index, before, always, after_one, after_two)
+        if len(self.talon_facts) >= _REACH_CACHE_SIZE:
+            self.talon_facts.clear()
+        self.talon_facts[self.tbytes] = facts
+        return facts
 
     def talon_reached_now(self) -> int:
         """The bit set of the talon cards the stock can bring to the waste's top now
