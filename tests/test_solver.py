@@ -426,6 +426,38 @@ def test_skipping_positions_visited_with_no_obligation_pending_loses_no_win(monk
     assert differ >= 10, differ
 
 
+@pytest.mark.parametrize("mode", ["D1N", "D3N"])
+def test_the_move_straight_back_restores_the_position(mode):
+    """The depth-first search does not make the move straight back after a run moved
+    or a card put up (turning no card up) when the position before had no obligation
+    pending: the table would skip the position it gives. ``_reverse`` must name a
+    legal move that gives exactly that position, on random walks through real deals."""
+    rng = random.Random(7)
+    checked = 0
+    for number in range(12):
+        s = search._Search(Game.new(str(DealCode(number, int(mode[1]), Scoring.NORMAL))))
+        for _ in range(60):
+            moves = s.moves()
+            if not moves:
+                break
+            for move in moves:
+                if move[0] not in (search.T2T, search.T2F):
+                    continue
+                before = (s.key(), s.pos, list(s.found))
+                record = s.apply(move)
+                back = None if record[2] else search._reverse(move, record, s.cols)
+                if back is not None:
+                    assert back in s.moves(), (move, back)
+                    undo = s.apply(back)
+                    assert (s.key(), s.pos, s.found) == before, (move, back)
+                    s.undo(undo)
+                    checked += 1
+                s.undo(record)
+                assert (s.key(), s.pos, s.found) == before
+            s.apply(rng.choice(moves))
+    assert checked > 300, checked
+
+
 @pytest.mark.parametrize("code", ["KL1-D1N-AAAAAAB", "KL1-D1N-AAAAAAM", "KL1-D3N-AAAAAAH"])
 def test_pair_moves_are_exactly_the_pairable_moves(code, monkeypatch):
     """``pair_moves`` (generated directly, for speed) equals its specification, the
@@ -497,6 +529,8 @@ def test_the_stock_reaches_exactly_the_cards_the_rules_let_it_reach(draw, vegas)
             search = _Search(game)
             search.talon, search.pos = list(range(n)), pos
             assert set(search.talon_positions()) == reachable_tops(n, pos, draw, vegas), (n, pos)
+            # The membership test the move generators use instead of the list.
+            assert {p for p in range(1, n + 1) if search.reaches(p)} == reachable_tops(n, pos, draw, vegas), (n, pos)
 
 
 @pytest.mark.parametrize("vegas", [False, True])

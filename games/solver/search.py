@@ -132,7 +132,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   counts only once the stock can reach it: now (:meth:`_Search.talon_positions`),
   once the card behind it leaves (it becomes the waste's top), or in draw three
   Normal once enough cards before it have left that a pass after a recycle lands
-  on it (:meth:`_Search.talon_reached_once`; taking a card off the waste changes
+  on it (:meth:`_TalonFacts.reached_once`; taking a card off the waste changes
   nothing ahead in the pass); and a talon card leaves only when it is derived to
   go up or onto a column. (That decides D3N deal 237 before any move,
   where the complete search needed 1.87 million positions; and since playing a
@@ -342,9 +342,72 @@ class SolveResult:
         }
 
 
+class _TalonFacts:
+    """What the blocked check needs to know about one talon order (module notes,
+    "Blocked positions"): by position, the cards the stock reaches now (-1 until
+    asked), and the tables of :meth:`reached_once`."""
+
+    __slots__ = ("now", "index", "before", "always", "after_one", "after_two", "size")
+
+    def __init__(self, talon: list[int], counting: bool) -> None:
+        n = self.size = len(talon)
+        self.now = [-1] * (n + 1)
+        #: By bit position (:data:`_WHERE`): a talon card's index, and the card before it.
+        self.index = index = [n] * 56
+        self.before = before = [0] * 56
+        #: The cards a pass after a recycle lands on whatever has gone (draw three
+        #: Normal: index ``i`` with ``(i + 1) % 3 == 0``).
+        self.always = 0
+        #: By index ``j``: the cards after ``j`` that need one (``(i + 1) % 3 == 1``)
+        #: or two (``== 2``) cards gone before them, the first or second at ``j``.
+        self.after_one = after_one = [0] * (n + 1)
+        self.after_two = after_two = [0] * (n + 1)
+        for i in range(n):
+            where = _WHERE[talon[i]]
+            index[where] = i
+            if i:
+                before[where] = _BIT[talon[i - 1]]
+            if counting and (i + 1) % 3 == 0:
+                self.always |= _BIT[talon[i]]
+        one = two = 0
+        for i in range(n - 1, -1, -1):
+            after_one[i] = one
+            after_two[i] = two
+            if counting and (i + 1) % 3 == 1:
+                one |= _BIT[talon[i]]
+            elif counting and (i + 1) % 3 == 2:
+                two |= _BIT[talon[i]]
+
+    def reached_once(self, left: int) -> int:
+        """The talon cards the stock can bring to the waste's top, beyond those it
+        reaches now, once the talon cards in ``left`` (a bit set) have left.
+        Removing a card from the waste changes nothing ahead in the pass (the stock
+        is the same), so a card becomes reachable only as the waste's top when the
+        card after it leaves, or, in draw three Normal, after a recycle: the pass
+        then lands on every third card, so the card at index ``i`` needs
+        ``(i + 1) % 3`` more of the cards before it gone (it may be fewer in the
+        end, never more: this over-approximates). Only the cards of ``left`` are
+        visited."""
+        index, before = self.index, self.before
+        reached = self.always
+        first = second = self.size  # the indexes of the first two cards gone
+        while left:
+            low = left & -left
+            where = low.bit_length() - 1
+            reached |= before[where]
+            i = index[where]
+            if i < first:
+                first, second = i, first
+            elif i < second:
+                second = i
+            left ^= low
+        return reached | self.after_one[first] | self.after_two[second]
+
+
 class _Search:
     __slots__ = ("cols", "down", "found", "talon", "pos", "draw", "vegas", "d1n", "enc", "tbytes", "eager",
-                 "shuffle", "lift", "reach_now", "talon_facts")
+                 "shuffle", "lift", "talon_facts", "talon_bits",
+                 "hidden")
 
     def __init__(self, game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
                  relaxed: bool = False) -> None:
@@ -359,6 +422,8 @@ class _Search:
         self.lift = False
         self.cols = [list(c) for c in game.columns]
         self.down = list(game.down)
+        #: The face-down cards as a bit set (:data:`_BIT`), kept up to date by apply/undo.
+        self.hidden = _hidden(self.cols, self.down)
         self.found = list(game.foundations)
         self.talon = list(game.waste) + list(reversed(game.stock))
         self.pos = len(game.waste)
@@ -370,11 +435,10 @@ class _Search:
         #: count); ``tbytes``: the talon's part. Kept up to date by apply/undo.
         self.enc = [bytes(self.cols[i]) + _DOWN_BYTE[self.down[i]] for i in range(7)]
         self.tbytes = bytes(self.talon)
-        #: The blocked check's talon fact cached per (talon, position) (a search
-        #: meets few of them): the cards the stock reaches now.
-        self.reach_now: dict[tuple[bytes, int], int] = {}
-        #: :meth:`talon_reached_once`'s tables per talon order (:meth:`new_talon_facts`).
-        self.talon_facts: dict[bytes, tuple[list[int], list[int], int, list[int], list[int]]] = {}
+        #: The talon's cards as a bit set (:data:`_BIT`), kept up to date by apply/undo.
+        self.talon_bits = _bits(self.talon)
+        #: The blocked check's facts per talon order (a search meets a few thousand).
+        self.talon_facts: dict[bytes, _TalonFacts] = {}
 
     # -- state -------------------------------------------------------------------
 
@@ -426,7 +490,7 @@ class _Search:
         above). In draw one Normal the talon gives any card at any time. In draw
         three and in Vegas a talon card is played only once the stock reaches it: it
         does now, or the one behind it left (it is then the waste's top), or in draw
-        three Normal enough cards before it left (:meth:`talon_reached_once`), and
+        three Normal enough cards before it left (:meth:`_TalonFacts.reached_once`), and
         a talon card leaves by going up or onto a column.
 
         The facts are bit sets of cards (:data:`_BIT`). All of them follow from one:
@@ -459,10 +523,12 @@ class _Search:
         in_talon = _ALL_CARDS & ~in_column & ~on_foundations
         talon = self.talon
         restricted = not self.d1n and len(talon) > 1
+        facts: _TalonFacts | None = None
         if restricted:
             # Draw three or Vegas: only the cards the stock reaches now can be played
-            # until a talon card leaves (:meth:`talon_reached_once`).
-            in_talon = reached_now = self.talon_reached_now()
+            # until a talon card leaves (:meth:`_TalonFacts.reached_once`).
+            facts = self.talon_facts_now()
+            in_talon = reached_now = self.talon_reached_now(facts)
         talon_left = 0  # talon cards already found to be able to leave
         outside = on_foundations | in_talon
         left = 0  # column cards already found to be able to leave
@@ -479,11 +545,11 @@ class _Search:
             up = ((candidates + _ACES) & ~candidates) - _ACES
             if up == _ALL_CARDS:
                 return False
-            if restricted:
+            if facts is not None:
                 leaves = in_talon & (settle | up) & ~talon_left
                 if leaves:
                     talon_left |= leaves
-                    reached = reached_now | self.talon_reached_once(talon_left)
+                    reached = reached_now | facts.reached_once(talon_left)
                     if reached != in_talon:
                         in_talon = reached
                         outside = on_foundations | in_talon
@@ -503,82 +569,26 @@ class _Search:
                 return True
             free = grown
 
-    def talon_reached_once(self, left: int) -> int:
-        """For the blocked check: the talon cards the stock can bring to the waste's
-        top, beyond those it reaches now, once the talon cards in ``left`` (a bit
-        set) have left. Removing a card from the waste changes nothing ahead in the
-        pass (the stock is the same), so a card becomes reachable only as the
-        waste's top when the card after it leaves, or, in draw three Normal, after
-        a recycle: the pass then lands on every third card, so the card at index
-        ``i`` needs ``(i + 1) % 3`` more of the cards before it gone (it may be
-        fewer in the end, never more: this over-approximates). Only the cards of
-        ``left`` are visited (:meth:`new_talon_facts`)."""
+    def talon_facts_now(self) -> _TalonFacts:
+        """The blocked check's facts about the current talon order (cached)."""
         facts = self.talon_facts.get(self.tbytes)
         if facts is None:
-            facts = self.new_talon_facts()
-        index, before, reached, after_one, after_two = facts
-        first = second = len(self.talon)  # the indexes of the first two cards gone
-        while left:
-            low = left & -left
-            where = low.bit_length() - 1
-            reached |= before[where]
-            i = index[where]
-            if i < first:
-                first, second = i, first
-            elif i < second:
-                second = i
-            left ^= low
-        return reached | after_one[first] | after_two[second]
-
-    def new_talon_facts(self) -> tuple[list[int], list[int], int, list[int], list[int]]:
-        """:meth:`talon_reached_once`'s tables for the current talon (cached per
-        talon order): by bit position, a card's index and the card before it; the
-        cards a pass after a recycle lands on whatever has gone (draw three Normal:
-        index ``i`` with ``(i + 1) % 3 == 0``); and by index ``j``, the cards after
-        ``j`` that need one (``(i + 1) % 3 == 1``) or two (``== 2``) cards gone
-        before them, the first or second of which is at ``j`` (none past the end)."""
-        talon = self.talon
-        n = len(talon)
-        counting = not self.vegas and self.draw == 3
-        index = [n] * 56
-        before = [0] * 56
-        always = 0
-        after_one = [0] * (n + 1)
-        after_two = [0] * (n + 1)
-        for i in range(n):
-            where = _WHERE[talon[i]]
-            index[where] = i
-            if i:
-                before[where] = _BIT[talon[i - 1]]
-            if counting and (i + 1) % 3 == 0:
-                always |= _BIT[talon[i]]
-        one = two = 0
-        for i in range(n - 1, -1, -1):
-            after_one[i] = one
-            after_two[i] = two
-            if counting and (i + 1) % 3 == 1:
-                one |= _BIT[talon[i]]
-            elif counting and (i + 1) % 3 == 2:
-                two |= _BIT[talon[i]]
-        facts = (index, before, always, after_one, after_two)
-        if len(self.talon_facts) >= _REACH_CACHE_SIZE:
-            self.talon_facts.clear()
-        self.talon_facts[self.tbytes] = facts
+            if len(self.talon_facts) >= _REACH_CACHE_SIZE:
+                self.talon_facts.clear()
+            facts = self.talon_facts[self.tbytes] = _TalonFacts(self.talon, not self.vegas and self.draw == 3)
         return facts
 
-    def talon_reached_now(self) -> int:
+    def talon_reached_now(self, facts: _TalonFacts) -> int:
         """The bit set of the talon cards the stock can bring to the waste's top now
-        (:meth:`talon_positions`). Cached per talon order and position."""
-        key = (self.tbytes, self.pos)
-        reached = self.reach_now.get(key)
-        if reached is None:
+        (:meth:`talon_positions`), cached in ``facts`` (the current talon's) by
+        position."""
+        reached = facts.now[self.pos]
+        if reached < 0:
             talon = self.talon
             reached = 0
             for p in self.talon_positions():
                 reached |= _BIT[talon[p - 1]]
-            if len(self.reach_now) >= _REACH_CACHE_SIZE:
-                self.reach_now.clear()
-            self.reach_now[key] = reached
+            facts.now[self.pos] = reached
         return reached
 
     def worth_checking(self, move: InternalMove, record: UndoRecord) -> bool:
@@ -606,19 +616,22 @@ class _Search:
         base = len(col) - (record[3] if kind == T2T else 1)
         if base <= 0:
             return False
-        below = col[:base]
-        talon, found = self.talon, self.found
+        bit = _BIT
+        below = 0  # the cards under the ones the move put there, as a bit set
+        for k in range(base):
+            below |= bit[col[k]]
+        talon, found = self.talon_bits, self.found
         for k in range(base, len(col)):
             card = col[k]
             if RANK[card] == 13:
                 continue
-            need = RANK[card] > 1 and card - 1 in below
+            need = RANK[card] > 1 and bit[card - 1] & below != 0
             free = False
             for p in _PARENTS[card]:
-                if p in below:
+                if bit[p] & below:
                     if p != col[k - 1]:
                         need = True
-                elif found[SUIT[p]] >= RANK[p] or p in talon:
+                elif found[SUIT[p]] >= RANK[p] or bit[p] & talon:
                     free = True
             if need and not free:
                 return True
@@ -651,6 +664,15 @@ class _Search:
                     result.append(p)
         return result
 
+    def reaches(self, p: int) -> bool:
+        """Whether ``p`` is one of :meth:`talon_positions` (without listing them)."""
+        pos = self.pos
+        if self.draw == 1:
+            return not self.vegas or p >= pos
+        if p == len(self.talon) or (p >= pos and p > 0 and (p - pos) % 3 == 0):
+            return True
+        return not self.vegas and p % 3 == 0
+
     # -- moves -------------------------------------------------------------------
 
     def apply(self, move: InternalMove) -> UndoRecord:
@@ -666,6 +688,7 @@ class _Search:
             flipped = down[i] > 0 and down[i] == len(col)
             if flipped:
                 down[i] -= 1
+                self.hidden ^= _BIT[col[-1]]
             # The keys are sliced rather than rebuilt from the lists: a memcpy instead
             # of converting each card.
             enc[i] = enc[i][:-2] + _DOWN_BYTE[down[i]]
@@ -681,6 +704,7 @@ class _Search:
             flipped = down[i] > 0 and down[i] == k
             if flipped:
                 down[i] -= 1
+                self.hidden ^= _BIT[col[-1]]
             enc[i] = enc[i][:k] + _DOWN_BYTE[down[i]]
             enc[j] = bytes(dst) + _DOWN_BYTE[down[j]]
             return (move, card, flipped, count)
@@ -689,6 +713,7 @@ class _Search:
             card = self.talon.pop(p - 1)
             tb = self.tbytes
             self.tbytes = tb[:p - 1] + tb[p:]
+            self.talon_bits ^= _BIT[card]
             old = self.pos
             self.pos = p - 1
             if kind == W2F:
@@ -717,6 +742,7 @@ class _Search:
             i = move[1]
             if flipped:
                 down[i] += 1
+                self.hidden |= _BIT[cols[i][-1]]
             cols[i].append(card)
             enc[i] = enc[i][:-1] + _CARD_BYTE[card] + _DOWN_BYTE[down[i]]
             self.found[SUIT[card]] -= 1
@@ -724,6 +750,7 @@ class _Search:
             _, i, k, j = move
             if flipped:
                 down[i] += 1
+                self.hidden |= _BIT[cols[i][-1]]
             dst = cols[j]
             col = cols[i]
             col += dst[-extra:]
@@ -743,6 +770,7 @@ class _Search:
             self.talon.insert(p - 1, card)
             tb = self.tbytes
             self.tbytes = tb[:p - 1] + _CARD_BYTE[card] + tb[p - 1:]
+            self.talon_bits |= _BIT[card]
             self.pos = extra
         else:
             _, s, j = move
@@ -816,7 +844,6 @@ class _Search:
         s, r = SUIT[t], RANK[t]
         if not tb and found[s] == r - 1:
             result.append((T2F, j))
-        positions = None
         for z in fits:
             zs = SUIT[z]
             zr = RANK[z]
@@ -824,6 +851,11 @@ class _Search:
             if fz >= zr:
                 if fz == zr and not self.eager:
                     result.append((F2T, zs, j))
+                continue
+            if _BIT[z] & self.talon_bits:
+                p = talon.index(z) + 1
+                if self.reaches(p):
+                    result.append((W2T, p, j))
                 continue
             for i in range(7):
                 col = cols[i]
@@ -833,13 +865,6 @@ class _Search:
                         if k >= down[i]:
                             result.append((T2T, i, k, j))
                     break
-            else:
-                if z in talon:
-                    if positions is None:
-                        positions = self.talon_positions()
-                    p = talon.index(z) + 1
-                    if p in positions:
-                        result.append((W2T, p, j))
         if tb and found[s] == r - 1 and r > 1 and not self.eager:
             below = t - 1
             for jj in range(7):
@@ -856,10 +881,9 @@ class _Search:
             col = cols[j]
             if col and col[-1] == card:
                 return [(T2F, j)]
-        talon = self.talon
-        if card in talon:
-            p = talon.index(card) + 1
-            if p in self.talon_positions():
+        if _BIT[card] & self.talon_bits:
+            p = self.talon.index(card) + 1
+            if self.reaches(p):
                 return [(W2F, p)]
         return []
 
@@ -870,7 +894,7 @@ class _Search:
         if RANK[card] == 13:
             return False
         card += 1
-        if card in self.talon:
+        if _BIT[card] & self.talon_bits:
             return True
         cols, down = self.cols, self.down
         for i in range(7):
@@ -1042,19 +1066,11 @@ class _Search:
         none is in the talon (a talon card going up is delayable in draw one Normal
         only). Else a chain of ups toward ``card`` needs a move that is not delayable
         and cannot lie inside one."""
-        talon, cols, down = self.talon, self.cols, self.down
-        for c in range(low, card):
-            if c in talon:
-                if not self.d1n:
-                    return False
-                continue
-            for i in range(7):
-                col = cols[i]
-                if c in col:
-                    if col.index(c) < down[i]:
-                        return False
-                    break
-        return True
+        # The cards low … card - 1 are contiguous bits (one suit, by rank).
+        between = _BIT[card] - _BIT[low]
+        if between & self.hidden:
+            return False
+        return self.d1n or not between & self.talon_bits
 
     def chain_starts(self, ob: Obligation) -> list[InternalMove]:
         """With one obligation pending, the delayable moves that may start a chain of
@@ -1134,6 +1150,12 @@ class _Search:
         if result is None:
             result = []
         cols, found = self.cols, self.found
+        if _BIT[card] & self.talon_bits:
+            if self.d1n:
+                self._onto_tops(result, (W2T, self.talon.index(card) + 1), card, -1)
+            return result
+        if found[SUIT[card]] >= RANK[card]:
+            return result
         for i in range(7):
             col = cols[i]
             if card in col:
@@ -1146,8 +1168,6 @@ class _Search:
                         if found[SUIT[top]] == RANK[top] - 1:
                             result.append((T2F, i))
                 return result
-        if self.d1n and card in self.talon:
-            self._onto_tops(result, (W2T, self.talon.index(card) + 1), card, -1)
         return result
 
     def _lifting(self, card: int, result: list[InternalMove]) -> None:
@@ -1306,6 +1326,40 @@ class _Search:
             up += other
         up += backs
         return up
+
+
+def _bits(cards: list[int]) -> int:
+    """The bit set (:data:`_BIT`) of ``cards``."""
+    result = 0
+    for card in cards:
+        result |= _BIT[card]
+    return result
+
+
+def _hidden(cols: list[list[int]], down: list[int]) -> int:
+    """The bit set (:data:`_BIT`) of the face-down cards."""
+    result = 0
+    for i in range(7):
+        for k in range(down[i]):
+            result |= _BIT[cols[i][k]]
+    return result
+
+
+def _reverse(move: InternalMove, record: UndoRecord, cols: list[list[int]]) -> InternalMove | None:
+    """The move that undoes ``move`` (just applied, turning no card up), if any: a
+    run moved back onto the card it left, or a card put up taken back onto it (not
+    into the column either emptied)."""
+    kind = move[0]
+    if kind == T2T:
+        if not move[2]:
+            return None
+        j = move[3]
+        return (T2T, j, len(cols[j]) - record[3], move[1])
+    if kind == T2F:
+        col = cols[move[1]]
+        card = record[1]
+        return (F2T, SUIT[card], move[1]) if col and card in ACCEPTS[col[-1]] else None
+    return None
 
 
 def _first(item: tuple[int, InternalMove]) -> int:
@@ -1605,7 +1659,9 @@ class _BestFirst:
         for c in talon:
             found[SUIT[c]] -= 1
         search.cols, search.down, search.found = cols, down, found
+        search.hidden = _hidden(cols, down)
         search.talon, search.tbytes, search.pos = talon, data[i:], pos
+        search.talon_bits = _bits(talon)
         search.enc = [bytes(cols[j]) + _DOWN_BYTE[down[j]] for j in range(7)]
 
     def estimate(self) -> int:
@@ -1905,7 +1961,16 @@ class _DepthFirst:
             else:
                 visited[k] = seen | (1 << pc)
                 path.append(records)
-                stack.append(_Frame(candidates(left), left))
+                following = candidates(left)
+                if left and not pending and skip_covered and not record[2]:
+                    # The move straight back would give the position before this
+                    # move, which was visited with no obligation pending: the
+                    # table would skip it (module notes, "Obligations"), so it is
+                    # not even made.
+                    back = _reverse(move, record, cols)
+                    if back is not None and back in following:
+                        following.remove(back)
+                stack.append(_Frame(following, left))
             check += 1
             if check >= 1024:
                 check = 0
