@@ -132,7 +132,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   counts only once the stock can reach it: now (:meth:`_Search.talon_positions`),
   once the card behind it leaves (it becomes the waste's top), or in draw three
   Normal once enough cards before it have left that a pass after a recycle lands
-  on it (:meth:`_TalonFacts.reached_once`; taking a card off the waste changes
+  on it (:class:`_TalonFacts`; taking a card off the waste changes
   nothing ahead in the pass); and a talon card leaves only when it is derived to
   go up or onto a column. (That decides D3N deal 237 before any move,
   where the complete search needed 1.87 million positions; and since playing a
@@ -345,7 +345,13 @@ class SolveResult:
 class _TalonFacts:
     """What the blocked check needs to know about one talon order (module notes,
     "Blocked positions"): by position, the cards the stock reaches now (-1 until
-    asked), and the tables of :meth:`reached_once`."""
+    asked); and tables for the cards it reaches once some talon cards have left.
+    Removing a card from the waste changes nothing ahead in the pass (the stock is
+    the same), so a card becomes reachable only as the waste's top when the card
+    after it leaves, or, in draw three Normal, after a recycle: the pass then lands
+    on every third card, so the card at index ``i`` needs ``(i + 1) % 3`` more of
+    the cards before it gone (it may be fewer in the end, never more: this
+    over-approximates)."""
 
     __slots__ = ("now", "index", "before", "always", "after_one", "after_two", "size")
 
@@ -377,31 +383,6 @@ class _TalonFacts:
                 one |= _BIT[talon[i]]
             elif counting and (i + 1) % 3 == 2:
                 two |= _BIT[talon[i]]
-
-    def reached_once(self, left: int) -> int:
-        """The talon cards the stock can bring to the waste's top, beyond those it
-        reaches now, once the talon cards in ``left`` (a bit set) have left.
-        Removing a card from the waste changes nothing ahead in the pass (the stock
-        is the same), so a card becomes reachable only as the waste's top when the
-        card after it leaves, or, in draw three Normal, after a recycle: the pass
-        then lands on every third card, so the card at index ``i`` needs
-        ``(i + 1) % 3`` more of the cards before it gone (it may be fewer in the
-        end, never more: this over-approximates). Only the cards of ``left`` are
-        visited."""
-        index, before = self.index, self.before
-        reached = self.always
-        first = second = self.size  # the indexes of the first two cards gone
-        while left:
-            low = left & -left
-            where = low.bit_length() - 1
-            reached |= before[where]
-            i = index[where]
-            if i < first:
-                first, second = i, first
-            elif i < second:
-                second = i
-            left ^= low
-        return reached | self.after_one[first] | self.after_two[second]
 
 
 class _Search:
@@ -490,7 +471,7 @@ class _Search:
         above). In draw one Normal the talon gives any card at any time. In draw
         three and in Vegas a talon card is played only once the stock reaches it: it
         does now, or the one behind it left (it is then the waste's top), or in draw
-        three Normal enough cards before it left (:meth:`_TalonFacts.reached_once`), and
+        three Normal enough cards before it left (:class:`_TalonFacts`), and
         a talon card leaves by going up or onto a column.
 
         The facts are bit sets of cards (:data:`_BIT`). All of them follow from one:
@@ -526,10 +507,14 @@ class _Search:
         facts: _TalonFacts | None = None
         if restricted:
             # Draw three or Vegas: only the cards the stock reaches now can be played
-            # until a talon card leaves (:meth:`_TalonFacts.reached_once`).
+            # until a talon card leaves (:class:`_TalonFacts`).
             facts = self.talon_facts_now()
             in_talon = reached_now = self.talon_reached_now(facts)
         talon_left = 0  # talon cards already found to be able to leave
+        # What those leaving do for the stock (:class:`_TalonFacts`), kept up as cards
+        # are added: the cards before them, and the indexes of the first two.
+        gone_before = 0
+        first = second = len(talon)
         outside = on_foundations | in_talon
         left = 0  # column cards already found to be able to leave
         while True:
@@ -549,7 +534,19 @@ class _Search:
                 leaves = in_talon & (settle | up) & ~talon_left
                 if leaves:
                     talon_left |= leaves
-                    reached = reached_now | facts.reached_once(talon_left)
+                    index, before = facts.index, facts.before
+                    while leaves:
+                        low = leaves & -leaves
+                        w = low.bit_length() - 1
+                        gone_before |= before[w]
+                        i = index[w]
+                        if i < first:
+                            first, second = i, first
+                        elif i < second:
+                            second = i
+                        leaves ^= low
+                    reached = (reached_now | facts.always | gone_before | facts.after_one[first]
+                               | facts.after_two[second])
                     if reached != in_talon:
                         in_talon = reached
                         outside = on_foundations | in_talon
