@@ -322,8 +322,8 @@ DEFAULT_MAX_NODES: Final = 5_000_000
 #: when the same position was visited with none (module notes, "Obligations"). Only
 #: tests and benchmarks turn it off, to compare.
 SKIP_COVERED = True
-#: Entries of each of the blocked check's talon caches before it starts afresh (a
-#: search meets a few thousand talon orders; this only bounds the memory).
+#: Entries of the blocked check's talon cache (a :class:`_TalonFacts` per talon order)
+#: before it starts afresh (a search meets a few thousand; this only bounds the memory).
 _REACH_CACHE_SIZE: Final = 1 << 16
 
 
