@@ -358,10 +358,10 @@ class _TalonFacts:
     the cards before it gone (it may be fewer in the end, never more: this
     over-approximates)."""
 
-    __slots__ = ("now", "index", "before", "always", "after_one", "after_two", "size")
+    __slots__ = ("now", "index", "before", "always", "after_one", "after_two")
 
     def __init__(self, talon: list[int], counting: bool) -> None:
-        n = self.size = len(talon)
+        n = len(talon)
         self.now = [-1] * (n + 1)
         #: By bit position (:data:`_WHERE`): a talon card's index, and the card before it.
         self.index = index = [n] * 56
@@ -622,7 +622,7 @@ class _Search:
         below = 0  # the cards under the ones the move put there, as a bit set
         for k in range(base):
             below |= bit[col[k]]
-        talon, found = self.talon_bits, self.found
+        in_talon, found = self.talon_bits, self.found
         for k in range(base, len(col)):
             card = col[k]
             if RANK[card] == 13:
@@ -633,7 +633,7 @@ class _Search:
                 if bit[p] & below:
                     if p != col[k - 1]:
                         need = True
-                elif found[SUIT[p]] >= RANK[p] or bit[p] & talon:
+                elif found[SUIT[p]] >= RANK[p] or bit[p] & in_talon:
                     free = True
             if need and not free:
                 return True
@@ -1967,8 +1967,8 @@ class _DepthFirst:
                 if left and not pending and skip_covered and not record[2]:
                     # The move straight back would give the position before this
                     # move, which was visited with no obligation pending: the
-                    # table would skip it (module notes, "Obligations"), so it is
-                    # not even made.
+                    # table would skip it (module notes, "Transposition table"), so
+                    # it is not even made.
                     back = _reverse(move, record, cols)
                     if back is not None and back in following:
                         following.remove(back)
