@@ -18,7 +18,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY games ./games
-COPY --from=solver /src/games/solver/_native*.so ./games/solver/
+COPY --from=solver /src/games/solver/_native*.so /src/games/solver/_core*.so ./games/solver/
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
 COPY frontend ./frontend

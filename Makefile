@@ -23,11 +23,11 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[test,native]'
 	touch $(STAMP)
 
-## solver: compile the solver with mypyc (scripts/build-solver.sh); redone when
-##         search.py or the engine changes (a stale build is never used: games/solver/sources.py)
+## solver: compile the solver with mypyc and its C core (scripts/build-solver.sh); redone when
+##         search.py, _core.c or the engine changes (a stale build is never used: games/solver/sources.py)
 solver: $(NATIVE)
 
-$(NATIVE): games/solver/search.py games/solver/sources.py $(wildcard games/engine/*.py) scripts/build-solver.sh $(STAMP)
+$(NATIVE): games/solver/search.py games/solver/_core.c games/solver/sources.py $(wildcard games/engine/*.py) scripts/build-solver.sh $(STAMP)
 	scripts/build-solver.sh $(PY)
 	touch $(NATIVE)
 

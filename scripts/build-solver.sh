@@ -2,7 +2,9 @@
 # Compile games/solver/search.py with mypyc into games/solver/_native*.so, the
 # same search about twice as fast (games/solver/__init__.py loads it only while
 # search.py and the engine still have the digest recorded in it,
-# games/solver/sources.py).  Usage: build-solver.sh [python]
+# games/solver/sources.py), and games/solver/_core.c into games/solver/_core*.so,
+# the depth-first search in C (search.py uses it only while _core.c has the digest
+# recorded in it).  Usage: build-solver.sh [python]
 set -euo pipefail
 
 PY=${1:-.venv/bin/python}
@@ -31,3 +33,13 @@ fi
 rm -f "$root"/games/solver/_native*.so
 cp "$work"/games/solver/_native*.so "$root/games/solver/"
 echo "build-solver: compiled $(ls "$root"/games/solver/_native*.so | wc -l) modules from search.py"
+
+core=$root/games/solver/_core.c
+include=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+suffix=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+core_digest=$(sha256sum "$core" | cut -d' ' -f1)
+rm -f "$root"/games/solver/_core*.so
+"${CC:-cc}" -O2 -Wall -shared -fPIC -I"$include" -DSOURCE_DIGEST="\"$core_digest\"" \
+    "$core" -o "$work/_core$suffix"
+cp "$work/_core$suffix" "$root/games/solver/"
+echo "build-solver: compiled _core$suffix from _core.c"

@@ -16,6 +16,15 @@ from games.solver import SolveResult, solve
 from games.solver import search
 from tests.engine_helpers import position
 
+
+@pytest.fixture(autouse=True)
+def python_search(monkeypatch):
+    """These tests instrument and check the Python search (the specification), so the
+    pure module's depth-first searches stay in Python here; tests/test_solver_core.py
+    checks that the C core visits the same positions."""
+    monkeypatch.setattr(search, "USE_CORE", False)
+
+
 ALL_UP = {"S": 13, "H": 13, "D": 13, "C": 13}
 
 

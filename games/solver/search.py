@@ -202,10 +202,14 @@ Techniques (and why each one keeps a "lose" answer a proof):
 from __future__ import annotations
 
 import gc
+import hashlib
 import heapq
 import random
 import time
+import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Callable, Final
 
 from games.engine import Game, Move
@@ -1015,16 +1019,18 @@ class _Search:
                 if found[SUIT[x]] == RANK[x]:
                     self._exposing(x + 1, result)
         fits_a = ACCEPTS[a]
-        taken: set[int] = set()
+        # The cards to take back, in the order found (a dict, not a set: the search
+        # order must not depend on hashing, and the C core follows it move for move).
+        taken: dict[int, None] = {}
         for s in range(4):
             r = found[s]
             if r >= 2 and s * 13 + r - 2 in fits_a:
-                taken.add(s * 13 + r - 1)
+                taken[s * 13 + r - 1] = None
         if kind1 == _TB and RANK[a] > 1:
             for parent in _PARENTS[a - 1]:
                 s, r = SUIT[parent], RANK[parent]
                 if found[s] == r:
-                    taken.add(parent)
+                    taken[parent] = None
                     continue
                 if found[s] > r:
                     continue
@@ -1439,7 +1445,7 @@ class _Schedule:
         #: The blocked check's recent checks and prunes, shared by the searches.
         self.gate = [0, 0]
         #: The searches by level, each made when the schedule first needs it.
-        self.searches: dict[int, _DepthFirst | _Restarts | _Relaxation | _BestFirst] = {}
+        self.searches: dict[int, _DepthFirst | _CoreDepthFirst | _Restarts | _Relaxation | _BestFirst] = {}
         #: Searches that can tell nothing more (a streamlined search out of moves, a
         #: relaxation that found a win).
         self.finished: set[int] = set()
@@ -1486,10 +1492,10 @@ class _Schedule:
                     break
         return SolveResult(UNKNOWN, [], self.nodes(), self.clock() - self.start)
 
-    def search(self, level: int) -> _DepthFirst | _Restarts | _Relaxation | _BestFirst:
+    def search(self, level: int) -> _DepthFirst | _CoreDepthFirst | _Restarts | _Relaxation | _BestFirst:
         if level not in self.searches:
             if level == 0:
-                self.searches[level] = _DepthFirst(self.game, gate=self.gate)
+                self.searches[level] = _depth_first(self.game, gate=self.gate)
             elif level == RELAXATION:
                 self.searches[level] = _Relaxation(self.game, self.gate)
             elif level == BEST_FIRST:
@@ -1535,7 +1541,7 @@ class _Relaxation:
         self.quick = True
         #: Nodes of the quick search once it is over.
         self.done = 0
-        self.dfs = _DepthFirst(game, 1, None, True, gate)
+        self.dfs: _DepthFirst | _CoreDepthFirst = _depth_first(game, 1, None, True, gate)
 
     @property
     def nodes(self) -> int:
@@ -1553,7 +1559,7 @@ class _Relaxation:
             # complete relaxed search takes over.
             self.quick = False
             self.done = self.dfs.nodes
-            self.dfs = _DepthFirst(self.game, 0, None, True, self.gate)
+            self.dfs = _depth_first(self.game, 0, None, True, self.gate)
             if (deadline is not None and clock() > deadline) or 0 <= node_limit <= self.done:
                 return UNKNOWN
 
@@ -1577,7 +1583,7 @@ class _Restarts:
         self.cap = RESTART_NODES
         #: Nodes of the attempts that are over.
         self.done = 0
-        self.dfs = _DepthFirst(game, level, None, False, gate)
+        self.dfs: _DepthFirst | _CoreDepthFirst = _depth_first(game, level, None, False, gate)
 
     @property
     def nodes(self) -> int:
@@ -1770,7 +1776,7 @@ def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
     """One depth-first search from start to end (or its budget). ``gate`` carries the
     blocked check's recent checks and prunes from one search of a :func:`solve` call
     to the next; ``lift_after`` overrides :data:`LIFT_AFTER`."""
-    dfs = _DepthFirst(game, level, shuffle, relaxed, gate, lift_after)
+    dfs = _depth_first(game, level, shuffle, relaxed, gate, lift_after)
     dfs.run(deadline, node_limit, clock)
     return dfs.outcome(start, clock)
 
@@ -1996,12 +2002,102 @@ class _DepthFirst:
 
     def outcome(self, start: float, clock: Callable[[], float]) -> SolveResult:
         """The search's answer so far, with the winning line replayed on the game."""
-        if self.result != WIN or self.relaxed:
-            # A relaxed win is no line for the real game: it only says the relaxation
-            # cannot prove a loss.
-            return SolveResult(self.result, [], self.nodes, clock() - start)
-        line = self.root + [r for records in self.path for r in records]
-        moves, final = _expand(self.game, line)
-        if not final.won:
-            raise RuntimeError("solver bug: the line found does not win when replayed")
-        return SolveResult(WIN, moves, self.nodes, clock() - start)
+        line = self.root + [r for records in self.path for r in records] if self.result == WIN else []
+        return _answer(self.game, self.result, self.relaxed, line, self.nodes, start, clock)
+
+
+def _answer(game: Game, result: str, relaxed: bool, line: list[UndoRecord], nodes: int, start: float,
+            clock: Callable[[], float]) -> SolveResult:
+    """A depth-first search's answer: a win's line (its undo records from the game's
+    position) replayed on the game."""
+    if result != WIN or relaxed:
+        # A relaxed win is no line for the real game: it only says the relaxation
+        # cannot prove a loss.
+        return SolveResult(result, [], nodes, clock() - start)
+    moves, final = _expand(game, line)
+    if not final.won:
+        raise RuntimeError("solver bug: the line found does not win when replayed")
+    return SolveResult(WIN, moves, nodes, clock() - start)
+
+
+def _load_core() -> ModuleType | None:
+    """The C core (``games/solver/_core.c``, built by ``scripts/build-solver.sh``) if it
+    is built from that file as it is now; else ``None`` (with a warning when stale)."""
+    try:
+        from games.solver import _core
+    except ImportError:
+        return None
+    try:
+        digest = hashlib.sha256(Path(__file__).with_name("_core.c").read_bytes()).hexdigest()
+    except OSError:
+        return None
+    if _core.SOURCE_DIGEST != digest:
+        warnings.warn("games.solver._core was compiled from another version of _core.c; the depth-first "
+                      "searches run in Python (rebuild it with `make solver`)", RuntimeWarning, stacklevel=2)
+        return None
+    return _core
+
+
+#: The C core of the depth-first search, or None (not built, or stale).
+CORE: Final = _load_core()
+#: Whether :func:`_depth_first` uses :data:`CORE` when it can. Only tests and
+#: benchmarks turn it off, to compare the two node for node.
+USE_CORE = True
+
+
+def _depth_first(game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
+                 relaxed: bool = False, gate: list[int] | None = None,
+                 lift_after: int | None = None) -> _DepthFirst | _CoreDepthFirst:
+    """A depth-first search (:class:`_DepthFirst`'s arguments): run by the C core when
+    it is built and the moves are not shuffled, else in Python. Both visit the same
+    positions in the same order and find the same line (tests/test_solver_core.py)."""
+    if CORE is not None and USE_CORE and shuffle is None:
+        return _CoreDepthFirst(CORE, game, level, relaxed, gate, lift_after)
+    return _DepthFirst(game, level, shuffle, relaxed, gate, lift_after)
+
+
+class _CoreDepthFirst:
+    """:class:`_DepthFirst` (without shuffling) run by the C core, ``games/solver/_core.c``:
+    the same rules, moves and order, about ten times as fast. Python makes the root's
+    safe moves, hands the position over, reads the clock every 1,024 positions (the
+    core returns to it then) and replays the winning line."""
+
+    ANSWERS: Final = (WIN, LOSE)
+
+    def __init__(self, core: ModuleType, game: Game, level: int = 0, relaxed: bool = False,
+                 gate: list[int] | None = None, lift_after: int | None = None) -> None:
+        self.game, self.level, self.relaxed = game, level, relaxed
+        self.gate = gate if gate is not None else [0, 0]
+        search = _Search(game, level, None, relaxed)
+        self.root: list[UndoRecord] = []
+        search.auto(self.root)
+        self.result = WIN if search.won() else UNKNOWN
+        after = -1 if level else (LIFT_AFTER if lift_after is None else lift_after)
+        self.core = core.Core(search.cols, search.down, search.found, search.talon, search.pos, search.draw,
+                              int(search.vegas), level, after, SKIP_COVERED, search.dominating())
+        self.statuses: tuple[str, str, str] = (UNKNOWN, WIN, LOSE)
+        self.tick: int = core.TICK
+
+    @property
+    def nodes(self) -> int:
+        return int(self.core.nodes)
+
+    def run(self, deadline: float | None, node_limit: int, clock: Callable[[], float]) -> str:
+        """As :meth:`_DepthFirst.run`."""
+        if self.result != UNKNOWN:
+            return self.result
+        gate = self.gate
+        run = self.core.run
+        while True:
+            status, gate[0], gate[1] = run(node_limit, gate[0], gate[1])
+            if status != self.tick:
+                break
+            if deadline is not None and clock() > deadline:
+                return UNKNOWN
+        self.result = self.statuses[status]
+        return self.result
+
+    def outcome(self, start: float, clock: Callable[[], float]) -> SolveResult:
+        """The search's answer so far, with the winning line replayed on the game."""
+        line = self.root + list(self.core.line()) if self.result == WIN else []
+        return _answer(self.game, self.result, self.relaxed, line, self.nodes, start, clock)
