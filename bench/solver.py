@@ -37,7 +37,7 @@ def _one(task: tuple[str, int, float, bool, bool]) -> dict:
     clock = time.process_time if cpu_clock else time.perf_counter
     if complete_only:
         start = clock()
-        complete = implementation._DepthFirst(Game.new(code))
+        complete = implementation._depth_first(Game.new(code))
         complete.run(start + budget, -1, clock)
         result = complete.outcome(start, clock)
     else:

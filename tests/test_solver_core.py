@@ -6,6 +6,7 @@ depth-first search the solver runs (complete, streamlined, relaxed)."""
 from __future__ import annotations
 
 import hashlib
+import random
 import shutil
 import time
 from pathlib import Path
@@ -26,13 +27,16 @@ def deal(mode: str, number: int) -> Game:
     return Game.new(str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL)))
 
 
-def python_search(game: Game, level: int, relaxed: bool, lift_after: int | None) -> search._DepthFirst:
-    return search._DepthFirst(game, level, None, relaxed, None, lift_after)
+def python_search(game: Game, level: int, relaxed: bool, lift_after: int | None,
+                  seed: int | None = None) -> search._DepthFirst:
+    shuffle = random.Random(seed).shuffle if seed is not None else None
+    return search._DepthFirst(game, level, shuffle, relaxed, None, lift_after)
 
 
-def core_search(game: Game, level: int, relaxed: bool, lift_after: int | None) -> search._CoreDepthFirst:
+def core_search(game: Game, level: int, relaxed: bool, lift_after: int | None,
+                seed: int | None = None) -> search._CoreDepthFirst:
     assert search.CORE is not None
-    return search._CoreDepthFirst(search.CORE, game, level, relaxed, None, lift_after)
+    return search._CoreDepthFirst(search.CORE, game, level, relaxed, None, lift_after, seed)
 
 
 def run_to(dfs: search._DepthFirst | search._CoreDepthFirst, limits: list[int]) -> tuple:
@@ -53,8 +57,7 @@ def test_the_core_is_built_and_current():
     assert search.CORE is not None, "games/solver/_core.c is not built: make solver"
     assert search.CORE.SOURCE_DIGEST == hashlib.sha256(Path(search.__file__).with_name("_core.c").read_bytes()).hexdigest()
     assert isinstance(search._depth_first(deal("D3N", 1)), search._CoreDepthFirst)
-    # Shuffled restarts stay in Python (random.shuffle's order is Python's).
-    assert isinstance(search._depth_first(deal("D3N", 1), 1, lambda moves: None), search._DepthFirst)
+    assert isinstance(search._depth_first(deal("D3N", 1), 1, seed=3), search._CoreDepthFirst)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -73,6 +76,24 @@ def test_the_core_visits_the_positions_the_python_search_does(mode):
             compared += 1
             decided += expected[0] != search.UNKNOWN
     assert compared == 30 and decided >= 10
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_shuffled_restarts_make_the_moves_random_shuffle_makes(mode):
+    """The streamlined searches' restarts shuffle their moves with
+    ``random.Random(attempt).shuffle``; the core reproduces that generator (MT19937 and
+    Python's rejection sampling), so a restart visits the same positions in C."""
+    changed = 0
+    for number, level, seed in ((0, 1, 1), (3, 2, 2), (7, 1, 5), (13, 2, 2**32 - 1), (25, 1, 9), (42, 2, 4)):
+        game = deal(mode, number)
+        expected = run_to(python_search(game, level, False, None, seed), [8_000])
+        assert run_to(core_search(game, level, False, None, seed), [8_000]) == expected, (number, seed)
+        unshuffled = run_to(core_search(game, level, False, None), [8_000])
+        changed += expected[1] != unshuffled[1] or expected[3] != unshuffled[3]
+    if mode[2] == "N":
+        # The shuffling is real: other positions, or another line. (Vegas's streamlined
+        # spaces are small enough that any order covers them whole in as many nodes.)
+        assert changed >= 2
 
 
 def test_a_search_stopped_in_turns_resumes_where_it_stopped():

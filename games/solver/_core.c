@@ -1,5 +1,5 @@
 /* The solver's depth-first search in C: games/solver/search.py's _DepthFirst and
- * _Search (without move shuffling), move for move.
+ * _Search, move for move.
  *
  * search.py is the specification: every rule, its order of moves and its soundness
  * argument are there. This file follows it function by function (the names are the
@@ -131,6 +131,80 @@ static void dedupe(MoveList *l) {
     l->n = n;
 }
 
+/* ---- shuffling as Python's random.Random(seed).shuffle does ----
+ * The streamlined searches' restarts shuffle their move groups with
+ * random.Random(attempt).shuffle; this is that generator (CPython's MT19937, seeded by
+ * init_by_array from the seed's 32-bit words, _randbelow by rejection from
+ * getrandbits(n.bit_length())), so that a restart here makes the same moves.
+ * tests/test_solver_core.py compares the two. */
+
+#define MT_N 624
+#define MT_M 397
+
+typedef struct { uint32_t mt[MT_N]; int index; } Rng;
+
+static uint32_t rng_next(Rng *g) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t y, *mt = g->mt;
+    if (g->index >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        g->index = 0;
+    }
+    y = mt[g->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+/* random.Random(seed) for 0 <= seed < 2**32: init_by_array with the key [seed]. */
+static void rng_seed(Rng *g, uint32_t seed) {
+    uint32_t *mt = g->mt;
+    mt[0] = 19650218U;
+    for (int i = 1; i < MT_N; i++) mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    int i = 1;
+    for (int k = MT_N; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + seed;
+        i++;
+        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+    }
+    mt[0] = 0x80000000U;
+    g->index = MT_N;
+}
+
+/* random._randbelow(n) for 0 < n < 2**32. */
+static uint32_t rng_below(Rng *g, uint32_t n) {
+    int k = 32 - __builtin_clz(n);
+    uint32_t r;
+    do r = rng_next(g) >> (32 - k); while (r >= n);
+    return r;
+}
+
+/* random.shuffle on moves (and, when given, a parallel array of ints). */
+static void rng_shuffle(Rng *g, Move *v, int *with, int n) {
+    for (int i = n - 1; i >= 1; i--) {
+        int j = (int)rng_below(g, (uint32_t)(i + 1));
+        Move m = v[i]; v[i] = v[j]; v[j] = m;
+        if (with) { int t = with[i]; with[i] = with[j]; with[j] = t; }
+    }
+}
+
 /* ---- the transposition table ---- */
 
 typedef struct { uint64_t h1, h2, classes; } Entry;
@@ -175,6 +249,7 @@ typedef struct {
     int draw, vegas, d1n, eager, lift;
     uint64_t hidden, talon_bits;
     uint64_t colh[7][2], talh[2];
+    Rng *rng;  /* the restarts' shuffling (NULL: moves in their usual order) */
 } State;
 
 static inline int top(const State *s, int i) { return s->len[i] ? s->cols[i][s->len[i] - 1] : -1; }
@@ -669,6 +744,12 @@ static void gen_moves(const State *s, MoveList *out) {
             for (int q = 0; q < nacc[c]; q++) push(&backs, mv(F2T, su, acc[c][q], 0));
         }
     }
+    if (s->rng) {
+        rng_shuffle(s->rng, flips.v, flip_d, flips.n);
+        rng_shuffle(s->rng, from_talon.v, NULL, from_talon.n);
+        rng_shuffle(s->rng, emptying.v, NULL, emptying.n);
+        rng_shuffle(s->rng, other.v, NULL, other.n);
+    } else
     /* flips.sort(key=face-down count, reverse=True): stable, most face-down first. */
     for (int a = 1; a < flips.n; a++) {
         Move m = flips.v[a];
@@ -1035,6 +1116,7 @@ typedef struct {
     Move *arena;
     size_t arena_n, arena_cap;
     Recs recs;
+    Rng rng;
     size_t *path;  /* per frame after the root: where its records start in recs */
     size_t path_cap;
 } Core;
@@ -1329,16 +1411,21 @@ static void Core_dealloc(Core *self) {
 }
 
 /* Core(cols, down, found, talon, pos, draw, vegas, level, lift_after, skip_covered,
- *      dominating): the search from a position where the root's safe moves are made. */
+ *      dominating, seed=-1): the search from a position where the root's safe moves are
+ *      made; seed >= 0 shuffles the move groups as random.Random(seed).shuffle does. */
 static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     PyObject *cols, *down, *found, *talon, *dominating;
     int pos, draw, vegas, level, skip_covered;
-    long long lift_after;
+    long long lift_after, seed = -1;
     static char *names[] = {"cols", "down", "found", "talon", "pos", "draw", "vegas", "level",
-                            "lift_after", "skip_covered", "dominating", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOiiiiLpO", names, &cols, &down, &found, &talon, &pos,
-                                     &draw, &vegas, &level, &lift_after, &skip_covered, &dominating))
+                            "lift_after", "skip_covered", "dominating", "seed", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOiiiiLpO|L", names, &cols, &down, &found, &talon, &pos,
+                                     &draw, &vegas, &level, &lift_after, &skip_covered, &dominating, &seed))
         return -1;
+    if (seed > 0xFFFFFFFFLL) {
+        PyErr_SetString(PyExc_ValueError, "Core: seed must be below 2**32");
+        return -1;
+    }
     release(self);
     State *s = &self->s;
     memset(s, 0, sizeof *s);
@@ -1408,6 +1495,10 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     s->d1n = draw == 1 && !vegas;
     s->eager = level;
     s->lift = 0;
+    if (seed >= 0) {
+        rng_seed(&self->rng, (uint32_t)seed);
+        s->rng = &self->rng;
+    }
     for (int i = 0; i < 7; i++) {
         for (int k = 0; k < s->down[i]; k++) s->hidden |= BIT[s->cols[i][k]];
         rehash_col(s, i);

@@ -1601,7 +1601,7 @@ class _Restarts:
             self.done += self.dfs.nodes
             self.attempt += 1
             self.cap *= 2
-            self.dfs = _DepthFirst(self.game, self.level, random.Random(self.attempt).shuffle, False, self.gate)
+            self.dfs = _depth_first(self.game, self.level, self.attempt, False, self.gate)
             if (deadline is not None and clock() > deadline) or 0 <= node_limit <= self.done:
                 return UNKNOWN
 
@@ -1770,13 +1770,13 @@ class _BestFirst:
 
 
 def _solve(game: Game, start: float, deadline: float | None, node_limit: int,
-           clock: Callable[[], float], level: int = 0,
-           shuffle: Callable[[list], None] | None = None, relaxed: bool = False,
+           clock: Callable[[], float], level: int = 0, seed: int | None = None, relaxed: bool = False,
            gate: list[int] | None = None, lift_after: int | None = None) -> SolveResult:
-    """One depth-first search from start to end (or its budget). ``gate`` carries the
-    blocked check's recent checks and prunes from one search of a :func:`solve` call
-    to the next; ``lift_after`` overrides :data:`LIFT_AFTER`."""
-    dfs = _depth_first(game, level, shuffle, relaxed, gate, lift_after)
+    """One depth-first search from start to end (or its budget). ``seed`` shuffles the
+    moves (as a restart does); ``gate`` carries the blocked check's recent checks and
+    prunes from one search of a :func:`solve` call to the next; ``lift_after``
+    overrides :data:`LIFT_AFTER`."""
+    dfs = _depth_first(game, level, seed, relaxed, gate, lift_after)
     dfs.run(deadline, node_limit, clock)
     return dfs.outcome(start, clock)
 
@@ -2045,19 +2045,20 @@ CORE: Final = _load_core()
 USE_CORE = True
 
 
-def _depth_first(game: Game, level: int = 0, shuffle: Callable[[list], None] | None = None,
-                 relaxed: bool = False, gate: list[int] | None = None,
-                 lift_after: int | None = None) -> _DepthFirst | _CoreDepthFirst:
-    """A depth-first search (:class:`_DepthFirst`'s arguments): run by the C core when
-    it is built and the moves are not shuffled, else in Python. Both visit the same
-    positions in the same order and find the same line (tests/test_solver_core.py)."""
-    if CORE is not None and USE_CORE and shuffle is None:
-        return _CoreDepthFirst(CORE, game, level, relaxed, gate, lift_after)
+def _depth_first(game: Game, level: int = 0, seed: int | None = None, relaxed: bool = False,
+                 gate: list[int] | None = None, lift_after: int | None = None) -> _DepthFirst | _CoreDepthFirst:
+    """A depth-first search (:class:`_DepthFirst`'s arguments; ``seed``: the moves
+    shuffled by ``random.Random(seed).shuffle``): run by the C core when it is built,
+    else in Python. Both visit the same positions in the same order and find the same
+    line (tests/test_solver_core.py)."""
+    if CORE is not None and USE_CORE:
+        return _CoreDepthFirst(CORE, game, level, relaxed, gate, lift_after, seed)
+    shuffle = random.Random(seed).shuffle if seed is not None else None
     return _DepthFirst(game, level, shuffle, relaxed, gate, lift_after)
 
 
 class _CoreDepthFirst:
-    """:class:`_DepthFirst` (without shuffling) run by the C core, ``games/solver/_core.c``:
+    """:class:`_DepthFirst` run by the C core, ``games/solver/_core.c``:
     the same rules, moves and order, about ten times as fast. Python makes the root's
     safe moves, hands the position over, reads the clock every 1,024 positions (the
     core returns to it then) and replays the winning line."""
@@ -2065,7 +2066,7 @@ class _CoreDepthFirst:
     ANSWERS: Final = (WIN, LOSE)
 
     def __init__(self, core: ModuleType, game: Game, level: int = 0, relaxed: bool = False,
-                 gate: list[int] | None = None, lift_after: int | None = None) -> None:
+                 gate: list[int] | None = None, lift_after: int | None = None, seed: int | None = None) -> None:
         self.game, self.level, self.relaxed = game, level, relaxed
         self.gate = gate if gate is not None else [0, 0]
         search = _Search(game, level, None, relaxed)
@@ -2074,7 +2075,8 @@ class _CoreDepthFirst:
         self.result = WIN if search.won() else UNKNOWN
         after = -1 if level else (LIFT_AFTER if lift_after is None else lift_after)
         self.core = core.Core(search.cols, search.down, search.found, search.talon, search.pos, search.draw,
-                              int(search.vegas), level, after, SKIP_COVERED, search.dominating())
+                              int(search.vegas), level, after, SKIP_COVERED, search.dominating(),
+                              -1 if seed is None else seed)
         self.statuses: tuple[str, str, str] = (UNKNOWN, WIN, LOSE)
         self.tick: int = core.TICK
 
