@@ -248,7 +248,10 @@ typedef struct {
     int tlen, pos;
     int draw, vegas, d1n, eager, lift;
     uint64_t hidden, talon_bits;
-    uint64_t colh[7][2], talh[2];
+    uint64_t raw[7][2], colh[7][2], talh[2];
+    /* By a column card's bit position (WHERE): the bit of the card under it, 0 for a
+     * column's bottom card (the blocked check's ``under``); kept by apply/undo. */
+    uint64_t under[56];
     Rng *rng;  /* the restarts' shuffling (NULL: moves in their usual order) */
 } State;
 
@@ -267,8 +270,30 @@ static void rehash_col(State *s, int i) {
     for (int l = 0; l < 2; l++) {
         uint64_t h = ZD[l][s->down[i]];
         for (int k = 0; k < s->len[i]; k++) h += ZC[l][k][s->cols[i][k]];
+        s->raw[i][l] = h;
         s->colh[i][l] = mix64(h);
     }
+}
+
+/* Incremental updates of a column's unmixed hash (apply/undo), then remix. */
+static inline void hash_add(State *s, int i, int k, int card) {
+    s->raw[i][0] += ZC[0][k][card];
+    s->raw[i][1] += ZC[1][k][card];
+}
+
+static inline void hash_sub(State *s, int i, int k, int card) {
+    s->raw[i][0] -= ZC[0][k][card];
+    s->raw[i][1] -= ZC[1][k][card];
+}
+
+static inline void hash_down(State *s, int i, int old) {
+    s->raw[i][0] += ZD[0][s->down[i]] - ZD[0][old];
+    s->raw[i][1] += ZD[1][s->down[i]] - ZD[1][old];
+}
+
+static inline void remix(State *s, int i) {
+    s->colh[i][0] = mix64(s->raw[i][0]);
+    s->colh[i][1] = mix64(s->raw[i][1]);
 }
 
 static void rehash_talon(State *s) {
@@ -349,18 +374,26 @@ static Rec apply(State *s, Move m) {
         int i = m.f.a;
         int card = s->cols[i][--s->len[i]];
         s->found[SUIT[card]]++;
+        hash_sub(s, i, s->len[i], card);
         int flipped = s->down[i] > 0 && s->down[i] == s->len[i];
         if (flipped) {
             s->down[i]--;
             s->hidden ^= BIT[s->cols[i][s->len[i] - 1]];
+            hash_down(s, i, s->down[i] + 1);
         }
-        rehash_col(s, i);
+        remix(s, i);
         r.card = (int8_t)card; r.flipped = (int8_t)flipped;
         return r;
     }
     if (kind == T2T) {
         int i = m.f.a, k = m.f.b, j = m.f.c;
         int card = s->cols[i][k], count = s->len[i] - k;
+        s->under[WHERE[card]] = s->len[j] ? BIT[top(s, j)] : 0;
+        for (int q = 0; q < count; q++) {
+            int c = s->cols[i][k + q];
+            hash_sub(s, i, k + q, c);
+            hash_add(s, j, s->len[j] + q, c);
+        }
         memcpy(&s->cols[j][s->len[j]], &s->cols[i][k], (size_t)count);
         s->len[j] += count;
         s->len[i] = k;
@@ -368,9 +401,10 @@ static Rec apply(State *s, Move m) {
         if (flipped) {
             s->down[i]--;
             s->hidden ^= BIT[s->cols[i][k - 1]];
+            hash_down(s, i, s->down[i] + 1);
         }
-        rehash_col(s, i);
-        rehash_col(s, j);
+        remix(s, i);
+        remix(s, j);
         r.card = (int8_t)card; r.flipped = (int8_t)flipped; r.extra = (int8_t)count;
         return r;
     }
@@ -386,8 +420,10 @@ static Rec apply(State *s, Move m) {
             s->found[SUIT[card]]++;
         } else {
             int j = m.f.b;
+            s->under[WHERE[card]] = s->len[j] ? BIT[top(s, j)] : 0;
+            hash_add(s, j, s->len[j], card);
             s->cols[j][s->len[j]++] = (int8_t)card;
-            rehash_col(s, j);
+            remix(s, j);
         }
         rehash_talon(s);
         r.card = (int8_t)card; r.extra = (int8_t)old;
@@ -397,8 +433,10 @@ static Rec apply(State *s, Move m) {
     int su = m.f.a, j = m.f.b;
     s->found[su]--;
     int card = su * 13 + s->found[su];
+    s->under[WHERE[card]] = s->len[j] ? BIT[top(s, j)] : 0;
+    hash_add(s, j, s->len[j], card);
     s->cols[j][s->len[j]++] = (int8_t)card;
-    rehash_col(s, j);
+    remix(s, j);
     r.card = (int8_t)card;
     return r;
 }
@@ -411,28 +449,39 @@ static void undo(State *s, const Rec *r) {
         if (r->flipped) {
             s->down[i]++;
             s->hidden |= BIT[s->cols[i][s->len[i] - 1]];
+            hash_down(s, i, s->down[i] - 1);
         }
+        s->under[WHERE[card]] = s->len[i] ? BIT[top(s, i)] : 0;
+        hash_add(s, i, s->len[i], card);
         s->cols[i][s->len[i]++] = (int8_t)card;
         s->found[SUIT[card]]--;
-        rehash_col(s, i);
+        remix(s, i);
     } else if (kind == T2T) {
         int i = m.f.a, j = m.f.c, extra = r->extra;
         if (r->flipped) {
             s->down[i]++;
             s->hidden |= BIT[s->cols[i][s->len[i] - 1]];
+            hash_down(s, i, s->down[i] - 1);
         }
+        for (int q = 0; q < extra; q++) {
+            int c = s->cols[j][s->len[j] - extra + q];
+            hash_sub(s, j, s->len[j] - extra + q, c);
+            hash_add(s, i, s->len[i] + q, c);
+        }
+        s->under[WHERE[card]] = s->len[i] ? BIT[top(s, i)] : 0;
         memcpy(&s->cols[i][s->len[i]], &s->cols[j][s->len[j] - extra], (size_t)extra);
         s->len[i] += extra;
         s->len[j] -= extra;
-        rehash_col(s, i);
-        rehash_col(s, j);
+        remix(s, i);
+        remix(s, j);
     } else if (kind == W2F || kind == W2T) {
         if (kind == W2F) {
             s->found[SUIT[card]]--;
         } else {
             int j = m.f.b;
             s->len[j]--;
-            rehash_col(s, j);
+            hash_sub(s, j, s->len[j], card);
+            remix(s, j);
         }
         int p = m.f.a;
         memmove(&s->talon[p], &s->talon[p - 1], (size_t)(s->tlen - (p - 1)));
@@ -444,8 +493,9 @@ static void undo(State *s, const Rec *r) {
     } else {
         int j = m.f.b;
         s->len[j]--;
+        hash_sub(s, j, s->len[j], card);
         s->found[m.f.a]++;
-        rehash_col(s, j);
+        remix(s, j);
     }
 }
 
@@ -509,8 +559,55 @@ static int auto_moves(State *s, Recs *records) {
 
 /* ---- the blocked check (search.py's _Search.blocked and _TalonFacts) ---- */
 
-static int blocked(const State *s) {
-    uint64_t in_column = 0, face_up = 0, bottoms = 0, kings = 0, under[56];
+/* _TalonFacts of one talon order, cached by the talon's hash (direct-mapped): a
+ * search meets a few thousand talon orders, and most checks follow a move that left
+ * the talon as it was. */
+#define FACTS_SLOTS 4096
+typedef struct {
+    uint64_t h1, h2;  /* the talon's hash (both 0: empty slot) */
+    uint64_t always, before[56], after_one[MAX_TALON + 1], after_two[MAX_TALON + 1], now[MAX_TALON + 1];
+    uint32_t now_known;  /* bit p: now[p] computed */
+    int8_t index[56];    /* valid for the talon's cards only, like before[] */
+} Facts;
+
+static const Facts *talon_facts(const State *s, Facts *cache) {
+    Facts *f = &cache[s->talh[0] & (FACTS_SLOTS - 1)];
+    int n = s->tlen;
+    if (f->h1 != s->talh[0] || f->h2 != (s->talh[1] | 1)) {
+        f->h1 = s->talh[0];
+        f->h2 = s->talh[1] | 1;
+        f->now_known = 0;
+        int counting = !s->vegas && s->draw == 3;
+        f->always = 0;
+        for (int i = 0; i < n; i++) {
+            int w = WHERE[s->talon[i]];
+            f->index[w] = (int8_t)i;
+            f->before[w] = i ? BIT[s->talon[i - 1]] : 0;
+            if (counting && (i + 1) % 3 == 0) f->always |= BIT[s->talon[i]];
+        }
+        uint64_t one = 0, two = 0;
+        f->after_one[n] = f->after_two[n] = 0;
+        for (int i = n - 1; i >= 0; i--) {
+            f->after_one[i] = one;
+            f->after_two[i] = two;
+            if (counting && (i + 1) % 3 == 1) one |= BIT[s->talon[i]];
+            else if (counting && (i + 1) % 3 == 2) two |= BIT[s->talon[i]];
+        }
+    }
+    if (!(f->now_known >> s->pos & 1)) {
+        int ps[3 * MAX_TALON];
+        int count = talon_positions(s, ps);
+        uint64_t reached = 0;
+        for (int q = 0; q < count; q++) reached |= BIT[s->talon[ps[q] - 1]];
+        f->now[s->pos] = reached;
+        f->now_known |= 1U << s->pos;
+    }
+    return f;
+}
+
+static int blocked(const State *s, Facts *cache) {
+    uint64_t bottoms = 0, kings = 0;
+    const uint64_t *under = s->under;
     const int *found = s->found;
     uint64_t on_foundations = ((1ULL << found[0]) - 1) | (((1ULL << found[1]) - 1) << 14) |
                               (((1ULL << found[2]) - 1) << 28) | (((1ULL << found[3]) - 1) << 42);
@@ -522,45 +619,21 @@ static int blocked(const State *s) {
             continue;
         }
         bottoms |= BIT[s->cols[i][0]];
-        int d = s->down[i];
-        uint64_t below = 0;
-        for (int k = 0; k < n; k++) {
-            int c = s->cols[i][k];
-            uint64_t b = BIT[c];
-            in_column |= b;
-            under[WHERE[c]] = below;
-            below = b;
-            if (k >= d) face_up |= b;
-        }
-        free_ |= below;
+        free_ |= BIT[s->cols[i][n - 1]];
     }
-    uint64_t in_talon = ALL_CARDS & ~in_column & ~on_foundations;
+    /* Every card is in a column, the talon or on a foundation. */
+    uint64_t in_column = ALL_CARDS & ~s->talon_bits & ~on_foundations;
+    uint64_t face_up = in_column & ~s->hidden;
+    uint64_t in_talon = s->talon_bits;
     int n = s->tlen;
     int restricted = !s->d1n && n > 1;
-    /* _TalonFacts of the current talon order. */
-    int index[56];
-    uint64_t before[56], always = 0, after_one[MAX_TALON + 1], after_two[MAX_TALON + 1], reached_now = 0;
+    const Facts *facts = NULL;
+    uint64_t reached_now = 0;
     if (restricted) {
-        int counting = !s->vegas && s->draw == 3;
-        for (int w = 0; w < 56; w++) { index[w] = n; before[w] = 0; }
-        for (int i = 0; i < n; i++) {
-            int w = WHERE[s->talon[i]];
-            index[w] = i;
-            if (i) before[w] = BIT[s->talon[i - 1]];
-            if (counting && (i + 1) % 3 == 0) always |= BIT[s->talon[i]];
-        }
-        uint64_t one = 0, two = 0;
-        after_one[n] = after_two[n] = 0;
-        for (int i = n - 1; i >= 0; i--) {
-            after_one[i] = one;
-            after_two[i] = two;
-            if (counting && (i + 1) % 3 == 1) one |= BIT[s->talon[i]];
-            else if (counting && (i + 1) % 3 == 2) two |= BIT[s->talon[i]];
-        }
-        int ps[3 * MAX_TALON];
-        int count = talon_positions(s, ps);
-        for (int q = 0; q < count; q++) reached_now |= BIT[s->talon[ps[q] - 1]];
-        in_talon = reached_now;
+        /* Draw three or Vegas: only the cards the stock reaches now can be played until
+         * a talon card leaves. (The facts are read for talon cards only.) */
+        facts = talon_facts(s, cache);
+        in_talon = reached_now = facts->now[s->pos];
     }
     uint64_t talon_left = 0, gone_before = 0;
     int first = n, second = n;
@@ -574,15 +647,15 @@ static int blocked(const State *s) {
         uint64_t candidates = outside | grown;
         uint64_t up = ((candidates + ACES) & ~candidates) - ACES;
         if (up == ALL_CARDS) return 0;
-        if (restricted) {
+        if (facts) {
             uint64_t leaves = in_talon & (settle | up) & ~talon_left;
             if (leaves) {
                 talon_left |= leaves;
                 while (leaves) {
                     uint64_t low = leaves & (~leaves + 1);
                     int w = __builtin_ctzll(low);
-                    gone_before |= before[w];
-                    int i = index[w];
+                    gone_before |= facts->before[w];
+                    int i = facts->index[w];
                     if (i < first) {
                         second = first;
                         first = i;
@@ -591,7 +664,8 @@ static int blocked(const State *s) {
                     }
                     leaves ^= low;
                 }
-                uint64_t reached = reached_now | always | gone_before | after_one[first] | after_two[second];
+                uint64_t reached = reached_now | facts->always | gone_before | facts->after_one[first] |
+                                   facts->after_two[second];
                 if (reached != in_talon) {
                     in_talon = reached;
                     outside = on_foundations | in_talon;
@@ -1117,6 +1191,7 @@ typedef struct {
     size_t arena_n, arena_cap;
     Recs recs;
     Rng rng;
+    Facts *facts;  /* the blocked check's talon facts (FACTS_SLOTS) */
     size_t *path;  /* per frame after the root: where its records start in recs */
     size_t path_cap;
 } Core;
@@ -1207,6 +1282,8 @@ static void key_of(const State *s, uint64_t *h1, uint64_t *h2) {
 }
 
 static void release(Core *self) {
+    free(self->facts);
+    self->facts = NULL;
     free(self->visited.e);
     self->visited.e = NULL;
     self->visited.mask = 0;
@@ -1241,7 +1318,7 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
             self->depth--;
             if (self->depth) undo_from(self, self->path[self->depth]);  /* the popped frame's records */
             if (self->cutting) {
-                if (self->depth && blocked(s)) {
+                if (self->depth && blocked(s, self->facts)) {
                     Frame *under = &self->stack[self->depth - 1];
                     under->index = under->count;
                 } else {
@@ -1262,6 +1339,13 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
         int ob_kind = delayable(s, move);
         size_t rec_start = self->recs.n;
         Rec record = apply(s, move);
+        {
+            /* The table slot is a cache miss on a large table: fetch it while the
+             * blocked check and the safe moves run (wasted only when they move on). */
+            uint64_t p1, p2;
+            key_of(s, &p1, &p2);
+            __builtin_prefetch(&self->visited.e[(size_t)p1 & self->visited.mask]);
+        }
         if (!recs_push(&self->recs, record)) {
             PyErr_NoMemory();
             return -1;
@@ -1288,11 +1372,11 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
                         checks >>= 1;
                         prunes >>= 1;
                     }
-                    if (blocked(s)) {
+                    if (blocked(s, self->facts)) {
                         prunes++;
                         undo_from(self, rec_start);
                         if (!frame->not_blocked) {
-                            if (blocked(s)) {
+                            if (blocked(s, self->facts)) {
                                 frame->index = frame->count;
                                 self->cutting = 1;
                             } else {
@@ -1501,6 +1585,7 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     }
     for (int i = 0; i < 7; i++) {
         for (int k = 0; k < s->down[i]; k++) s->hidden |= BIT[s->cols[i][k]];
+        for (int k = 0; k < s->len[i]; k++) s->under[WHERE[s->cols[i][k]]] = k ? BIT[s->cols[i][k - 1]] : 0;
         rehash_col(s, i);
     }
     for (int k = 0; k < n; k++) s->talon_bits |= BIT[s->talon[k]];
@@ -1530,7 +1615,8 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->check = self->probe = self->cutting = 0;
     self->recs.n = 0;
     self->result = won(s) ? ST_WIN : ST_UNKNOWN;
-    if (!table_init(&self->visited, 1 << 16)) {
+    self->facts = calloc(FACTS_SLOTS, sizeof(Facts));
+    if (!self->facts || !table_init(&self->visited, 1 << 16)) {
         PyErr_NoMemory();
         return -1;
     }
