@@ -300,7 +300,7 @@ BEST_FIRST_WHOLE_RUNS: Final = -3
 #: other verdict.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
 SCHEDULE_D3N: Final = (((2,), 0.02), ((2, BEST_FIRST), 0.06), ((2, 0, RELAXATION), 0.2),
-                        ((0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION, BEST_FIRST_WHOLE_RUNS), 0.9),
+                        ((0, RELAXATION), 0.3), ((2, 1, 0, BEST_FIRST_WHOLE_RUNS), 0.5),
                         ((0,), 1.0))
 SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
