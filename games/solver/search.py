@@ -197,6 +197,16 @@ Techniques (and why each one keeps a "lose" answer a proof):
 * **Order.** Foundation moves first, then moves that turn a face-down card up (the
   column with the most face-down cards first), talon cards to columns, moves that empty
   a column, other column moves, and take-backs last.
+
+* **The C core.** This module is the specification; the depth-first searches
+  (:class:`_DepthFirst` with :class:`_Search`: complete, streamlined, restarted with
+  shuffling, relaxed) also exist in C, ``games/solver/_core.c``, function by function,
+  and :func:`_depth_first` runs them there when the core is built and current
+  (:data:`CORE`): 7–10 times as fast as the mypyc build, node for node the same search
+  (tests/test_solver_core.py compares positions, answers and lines in all four modes).
+  Its table keys states by a 128-bit hash instead of their bytes (two states share one
+  with probability about 2^-127: module notes of ``_core.c``). A rule changed here
+  must be changed there too: the comparison tests fail until it is.
 """
 
 from __future__ import annotations
