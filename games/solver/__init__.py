@@ -15,7 +15,9 @@ exhausted, and ``"unknown"`` when the time or node budget ran out. See
 The search is pure Python (``search.py``). ``make`` also compiles that same file
 with mypyc into ``_native`` (``scripts/build-solver.sh``), which searches the same
 nodes in the same order about twice as fast; :data:`implementation` is the module
-in use. The compiled module carries the SHA-256 of the sources it was built from
+in use. Its depth-first searches run in the C core (``_core.c``, built by the same
+script, used while current), node for node the same search again, 7–10 times as
+fast as the mypyc build. The compiled module carries the SHA-256 of the sources it was built from
 (``search.py`` and the engine modules: :mod:`games.solver.sources`) and is used only
 while they still have that digest, so an edited solver or engine never runs stale
 compiled code (it falls back to the pure module and warns).
