@@ -39,7 +39,7 @@ include=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 suffix=$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 core_digest=$(sha256sum "$core" | cut -d' ' -f1)
 rm -f "$root"/games/solver/_core*.so
-"${CC:-cc}" -O2 -Wall -shared -fPIC -I"$include" -DSOURCE_DIGEST="\"$core_digest\"" \
+"${CC:-cc}" -O3 -Wall -shared -fPIC -I"$include" -DSOURCE_DIGEST="\"$core_digest\"" \
     "$core" -o "$work/_core$suffix"
 cp "$work/_core$suffix" "$root/games/solver/"
 echo "build-solver: compiled _core$suffix from _core.c"

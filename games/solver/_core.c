@@ -270,6 +270,7 @@ typedef struct {
     int draw, vegas, d1n, eager, lift;
     uint64_t hidden, talon_bits;
     uint64_t raw[7][2], colh[7][2];
+    uint64_t tmix[2];  /* the talon's part of the key (key_of), kept by apply/undo */
     /* By a column card's bit position (WHERE): the bit of the card under it, 0 for a
      * column's bottom card (the blocked check's ``under``); kept by apply/undo. */
     uint64_t under[56];
@@ -294,6 +295,11 @@ static void rehash_col(State *s, int i) {
         s->raw[i][l] = h;
         s->colh[i][l] = mix64(h);
     }
+}
+
+static inline void remix_talon(State *s) {
+    s->tmix[0] = mix64(s->talon_bits ^ 0x5A5A5A5A5A5A5A5AULL);
+    s->tmix[1] = mix64(s->talon_bits ^ 0xA5A5A5A5A5A5A5A5ULL);
 }
 
 /* Incremental updates of a column's unmixed hash (apply/undo), then remix. */
@@ -428,6 +434,7 @@ static Rec apply(State *s, Move m) {
         memmove(&s->talon[p - 1], &s->talon[p], (size_t)(s->tlen - p));
         s->tlen--;
         s->talon_bits ^= BIT[card];
+        remix_talon(s);
         int old = s->pos;
         s->pos = p - 1;
         if (kind == W2F) {
@@ -501,6 +508,7 @@ static void undo(State *s, const Rec *r) {
         s->talon[p - 1] = (int8_t)card;
         s->tlen++;
         s->talon_bits |= BIT[card];
+        remix_talon(s);
         s->pos = r->extra;
     } else {
         int j = m.f.b;
@@ -1286,7 +1294,7 @@ static void candidates(Core *self, const Ob *pending, int npending, MoveList *ou
  * with some cards gone (a talon card only leaves it, and undo puts it back in place),
  * so its bit set names it exactly. */
 static void key_of(const State *s, uint64_t *h1, uint64_t *h2) {
-    uint64_t a = mix64(s->talon_bits ^ 0x5A5A5A5A5A5A5A5AULL), b = mix64(s->talon_bits ^ 0xA5A5A5A5A5A5A5A5ULL);
+    uint64_t a = s->tmix[0], b = s->tmix[1];
     for (int i = 0; i < 7; i++) {
         a += s->colh[i][0];
         b += s->colh[i][1];
@@ -1352,13 +1360,11 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
         int ob_kind = delayable(s, move);
         size_t rec_start = self->recs.n;
         Rec record = apply(s, move);
-        {
-            /* The table slot is a cache miss on a large table: fetch it while the
-             * blocked check and the safe moves run (wasted only when they move on). */
-            uint64_t p1, p2;
-            key_of(s, &p1, &p2);
-            __builtin_prefetch(&self->visited.e[(size_t)p1 & self->visited.mask]);
-        }
+        /* The table slot is a cache miss on a large table: fetch it while the blocked
+         * check and the safe moves run (wasted only when safe moves follow). */
+        uint64_t h1, h2;
+        key_of(s, &h1, &h2);
+        __builtin_prefetch(&self->visited.e[(size_t)h1 & self->visited.mask]);
         if (!recs_push(&self->recs, record)) {
             PyErr_NoMemory();
             return -1;
@@ -1411,8 +1417,7 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
                 break;
             }
         }
-        uint64_t h1, h2;
-        key_of(s, &h1, &h2);
+        if (self->recs.n != rec_start + 1) key_of(s, &h1, &h2);  /* safe moves followed */
         int pc = pos_class(s);
         uint64_t dom = self->dominating[pc];
         Entry *e = table_slot(&self->visited, h1, h2 | 1);
@@ -1602,6 +1607,7 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
         rehash_col(s, i);
     }
     for (int k = 0; k < n; k++) s->talon_bits |= BIT[s->talon[k]];
+    remix_talon(s);
     PyObject *dom = PySequence_Fast(dominating, "dominating");
     if (!dom) return -1;
     if (PySequence_Fast_GET_SIZE(dom) != 54) {
