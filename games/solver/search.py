@@ -171,8 +171,10 @@ Techniques (and why each one keeps a "lose" answer a proof):
   complete search (:data:`SCHEDULE_D1N`, :data:`SCHEDULE_D3N`, :data:`SCHEDULE_OTHER`;
   for draw three and Vegas the relaxation takes turns too, until it finds a
   draw-one win, which proves nothing; draw three Normal has a short step of level 2
-  with the best-first search first, and a step without level 2 from 20% to 40%), and
-  the complete search alone at the end.
+  with the best-first search first, a step without level 2 from 20% to 30%, and from
+  50% on only the complete search and the relaxation, two turns to one), and the
+  complete search alone at the end (draw three Normal: from 50% where the relaxation
+  has ended).
   Every search stops at the end of its turn and resumes where it stopped
   (:class:`_DepthFirst`), so starting the complete search early costs it nothing:
   the wins only it finds quickly (those needing a take-back or a card kept off its
@@ -188,8 +190,8 @@ Techniques (and why each one keeps a "lose" answer a proof):
   deals of 0–999 the other searches left unknown, six of them in under a second; so it
   takes turns with level 2 from 2% to 6% of the budget (:data:`SCHEDULE_D3N`) and
   stops there: taking turns until 90%, it cost the complete search four loss proofs.
-  The same search over the level-2 moves wins other deals; it takes turns from 40% to
-  90%, where it does not delay the complete search's quick loss proofs (from 2% it
+  The same search over the level-2 moves wins other deals; it takes turns from 30% to
+  50%, where it does not delay the complete search's quick loss proofs (from 2% it
   did). In draw one Normal the level-1 one won none of the unknowns, so
   :data:`SCHEDULE_D1N` leaves both out; Vegas (:data:`SCHEDULE_OTHER`) was not
   measured with them and leaves them out too.
@@ -304,14 +306,17 @@ BEST_FIRST_WHOLE_RUNS: Final = -3
 #: search (level 0) and the relaxation. The searches of one step take turns of
 #: SLICE_SHARE of the budget each; each resumes where it stopped, so the complete
 #: search loses nothing by starting early, and a win either finds quickly is found
-#: quickly. In draw three Normal, level 2 sits out from 20% to 40%, so that the
-#: relaxation gets half of that time instead of a third: a draw-one loss can take it
-#: 3–5 s (D3N deals 303 and 385). On D3N deals 0–999 that decided 303 and changed no
-#: other verdict.
+#: quickly. In draw three Normal the complete search (in C, the search that decides
+#: most late deals) has most of the budget: the streamlined searches and the
+#: best-first ones stop at 50%; the relaxation takes turns until 30% and from 50% on
+#: takes two turns for the complete search's one. It only still runs where it found
+#: no draw-one win (a win ends it), and a draw-one loss can take it 3–5 s (D3N deals
+#: 284 and 320); elsewhere the complete search runs alone from 50%. On D3N deals
+#: 0–999 that decided 284 and 320 and left 737 (won at 8 s before) unknown.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
 SCHEDULE_D3N: Final = (((2,), 0.02), ((2, BEST_FIRST), 0.06), ((2, 0, RELAXATION), 0.2),
                         ((0, RELAXATION), 0.3), ((2, 1, 0, BEST_FIRST_WHOLE_RUNS), 0.5),
-                        ((0,), 1.0))
+                        ((0, RELAXATION, RELAXATION), 1.0))
 SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
@@ -331,7 +336,10 @@ DEFAULT_BUDGET_SECONDS: Final = 10.0
 BLOCKED_MIN_RATE: Final = 5
 BLOCKED_PROBE: Final = 16
 BLOCKED_WINDOW: Final = 4096
-DEFAULT_MAX_NODES: Final = 5_000_000
+#: The default node cap: about ten seconds of the C core, and the memory bound of one
+#: solve (about 0.7 GB at the cap, D3N deal 1; the Python search's cap was 5,000,000,
+#: about ten seconds of it, in about 0.4 GB).
+DEFAULT_MAX_NODES: Final = 20_000_000
 #: Whether the depth-first searches skip a position reached with obligations pending
 #: when the same position was visited with none (module notes, "Obligations"). Only
 #: tests and benchmarks turn it off, to compare.
