@@ -337,8 +337,8 @@ BLOCKED_MIN_RATE: Final = 5
 BLOCKED_PROBE: Final = 16
 BLOCKED_WINDOW: Final = 4096
 #: The default node cap: about ten seconds of the C core, and the memory bound of one
-#: solve (about 0.7 GB at the cap, D3N deal 1; the Python search's cap was 5,000,000,
-#: about ten seconds of it, in about 0.4 GB).
+#: solve (about 0.7 GB at the cap, D3N deal 1; the Python search's was 5,000,000
+#: positions, about 0.4 GB).
 DEFAULT_MAX_NODES: Final = 20_000_000
 #: Whether the depth-first searches skip a position reached with obligations pending
 #: when the same position was visited with none (module notes, "Obligations"). Only
