@@ -50,6 +50,8 @@ typedef union {
 
 typedef struct { Move m; int8_t card, flipped, extra; } Rec;
 typedef struct { int8_t card, kind; } Ob;
+/* Move lists; the generators' scratch lists are static: a search runs with the GIL
+ * held and never re-enters itself, and nothing is kept in them between calls. */
 typedef struct { Move v[MAX_MOVES]; int n; } MoveList;
 
 /* ---- card tables (games.engine.cards; search.py's _WHERE, _BIT, _PARENTS) ---- */
@@ -1369,6 +1371,8 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
             PyErr_NoMemory();
             return -1;
         }
+        /* The rules leave at most two obligations pending before a move adds one
+         * (search.py, "Obligations"), so MAX_PENDING is never reached. */
         if (ob_kind >= 0 && nleft < MAX_PENDING) {
             Ob ob;
             ob.kind = (int8_t)ob_kind;
