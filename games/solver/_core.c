@@ -120,17 +120,20 @@ static inline void push(MoveList *l, Move m) {
     if (l->n < MAX_MOVES) l->v[l->n++] = m;
 }
 
-/* list(dict.fromkeys(l)): the first occurrence of each move, in order. */
-static void dedupe(MoveList *l) {
-    int n = 0;
-    for (int i = 0; i < l->n; i++) {
+/* list(dict.fromkeys(l[start:])) in place of l[start:]: the first occurrence of each
+ * move, in order. */
+static void dedupe_from(MoveList *l, int start) {
+    int n = start;
+    for (int i = start; i < l->n; i++) {
         int seen = 0;
-        for (int j = 0; j < n; j++)
+        for (int j = start; j < n; j++)
             if (l->v[j].w == l->v[i].w) { seen = 1; break; }
         if (!seen) l->v[n++] = l->v[i];
     }
     l->n = n;
 }
+
+static void dedupe(MoveList *l) { dedupe_from(l, 0); }
 
 /* ---- shuffling as Python's random.Random(seed).shuffle does ----
  * The streamlined searches' restarts shuffle their move groups with
@@ -1069,15 +1072,7 @@ static void pair_moves(const State *s, Ob ob, MoveList *out) {
         }
     }
     for (int q = 0; q < ntaken; q++) onto_tops(s, out, F2T, SUIT[taken[q]], 0, taken[q], -1);
-    if (kind1 == OB_LIFT) {
-        /* dedupe the part this call added (the caller's list starts empty) */
-        MoveList tmp;
-        tmp.n = 0;
-        for (int q = start; q < out->n; q++) tmp.v[tmp.n++] = out->v[q];
-        dedupe(&tmp);
-        out->n = start;
-        for (int q = 0; q < tmp.n; q++) push(out, tmp.v[q]);
-    }
+    if (kind1 == OB_LIFT) dedupe_from(out, start);  /* a move can both lift and expose */
 }
 
 static inline int can_go_up_in_a_chain(const State *s, int low, int card) {
@@ -1632,7 +1627,7 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->check_blocks = level == 0 || draw == 3;
     self->narrow_talon = !s->d1n;
     self->skip_covered = skip_covered;
-    self->lift_after = level ? -1 : lift_after;
+    self->lift_after = lift_after;  /* the caller's: -1 for the streamlined searches */
     self->nodes = 1;
     self->check = self->probe = self->cutting = 0;
     self->recs.n = 0;
@@ -1669,8 +1664,6 @@ static PyObject *Core_run(Core *self, PyObject *args) {
     int status;
     if (self->result != ST_UNKNOWN) {
         status = self->result;
-    } else if (!self->depth) {
-        status = self->result = ST_LOSE;
     } else {
         status = search_run(self, node_limit, &checks, &prunes);
         if (status < 0) return NULL;
@@ -1713,11 +1706,9 @@ static PyObject *Core_line(Core *self, PyObject *unused) {
 }
 
 static PyObject *Core_get_nodes(Core *self, void *closure) { return PyLong_FromLongLong(self->nodes); }
-static PyObject *Core_get_stored(Core *self, void *closure) { return PyLong_FromSize_t(self->visited.used); }
 
 static PyGetSetDef Core_getset[] = {
     {"nodes", (getter)Core_get_nodes, NULL, "positions generated", NULL},
-    {"stored", (getter)Core_get_stored, NULL, "entries of the transposition table", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

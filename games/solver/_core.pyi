@@ -10,7 +10,6 @@ TICK: int
 
 class Core:
     nodes: int
-    stored: int
 
     def __init__(self, cols: Sequence[Sequence[int]], down: Sequence[int], found: Sequence[int],
                  talon: Sequence[int], pos: int, draw: int, vegas: int, level: int, lift_after: int,

@@ -2095,7 +2095,8 @@ class _CoreDepthFirst:
         self.core = core.Core(search.cols, search.down, search.found, search.talon, search.pos, search.draw,
                               int(search.vegas), level, after, SKIP_COVERED, search.dominating(),
                               -1 if seed is None else seed)
-        self.statuses: tuple[str, str, str] = (UNKNOWN, WIN, LOSE)
+        #: The core's status codes: an answer, or a tick (read the clock, call again).
+        self.statuses: dict[int, str] = {core.UNKNOWN: UNKNOWN, core.WIN: WIN, core.LOSE: LOSE}
         self.tick: int = core.TICK
 
     @property
