@@ -187,6 +187,10 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
 # (bench/realtime.py, docs/performance.md).
 DB_THREADS = env_int("DB_THREADS", 2)
 
+# Table memory each solver process keeps between searches instead of faulting fresh
+# memory in again (games/solver/_core.c, "Table memory"); 0 keeps none.
+SOLVER_TABLE_CACHE_MB = env_int("SOLVER_TABLE_CACHE_MB", 1536)
+
 CHANNEL_LAYER_CAPACITY = 1000
 CHANNEL_LAYER_EXPIRY = 60  # seconds a message may sit unread in Redis
 

@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 
 from games.engine import DealCode, Game as EngineGame, Scoring, from_bytes, to_bytes
 from games.errors import ServiceError
@@ -30,8 +31,23 @@ _pool: ProcessPoolExecutor | None = None
 def solver_pool() -> ProcessPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = ProcessPoolExecutor(max_workers=2)
+        _pool = ProcessPoolExecutor(max_workers=2, initializer=start_worker,
+                                    initargs=(settings.SOLVER_TABLE_CACHE_MB,))
     return _pool
+
+
+def start_worker(table_cache_mb: int) -> None:
+    """Run in each worker process as it starts: bound the table memory it keeps."""
+    from games.solver import search
+
+    search.keep_table_memory(table_cache_mb << 20)
+
+
+def worker_table_memory() -> tuple[int, int]:
+    """Run in a worker process: its bound on kept table memory and what it keeps, in bytes."""
+    from games.solver import search
+
+    return search.table_memory()
 
 
 def solve_state(state: bytes, code: str, budget_seconds: float) -> dict[str, Any]:

@@ -128,3 +128,15 @@ def test_the_solve_command_prints_the_contract_json():
     for move in data["moves"]:
         engine.apply(Move.from_json(move))
     assert engine.won
+
+
+def test_solver_workers_bound_the_table_memory_they_keep():
+    """Each solver process keeps table memory between solves (games/solver/_core.c,
+    "Table memory") up to SOLVER_TABLE_CACHE_MB, set as the process starts."""
+    from django.conf import settings
+
+    from games import solving
+
+    limit, kept = solving.solver_pool().submit(solving.worker_table_memory).result(timeout=60)
+    assert limit == settings.SOLVER_TABLE_CACHE_MB << 20 == 1536 << 20
+    assert 0 <= kept <= limit

@@ -130,6 +130,30 @@ def test_long_searches_agree_on_lost_and_won_deals():
         assert got[0] == answer and got[1] > 50_000, (mode, number, got[:2])
 
 
+def test_table_memory_is_reused_and_changes_nothing():
+    """A big table's memory, once freed, is kept for the next table that fits in it
+    (module notes of _core.c): a search run again on kept memory, which must be cleared
+    first, visits the same positions; a bound of 0 keeps nothing."""
+    core = search.CORE
+    assert core is not None
+    game = deal("D3N", 925)  # lost: millions of positions, so its table grows
+    bound = core.table_cache()[0]
+    try:
+        _, _, hits, misses = core.table_cache(1 << 30)  # frees what earlier tests left
+        fresh = run_to(core_search(game, 0, False, None), [400_000])
+        # Tables of 2^17 and 2^18 entries of 24 bytes were mapped, each kept once freed.
+        kept = 24 * (2**17 + 2**18)
+        assert core.table_cache()[1:] == (kept, hits, misses + 2)
+        reused = run_to(core_search(game, 0, False, None), [400_000])
+        assert reused == fresh and fresh[0] == search.UNKNOWN and fresh[1] == 400_000
+        assert core.table_cache()[1:] == (kept, hits + 2, misses + 2)
+        assert core.table_cache(0)[:2] == (0, 0)
+        assert run_to(core_search(game, 0, False, None), [400_000]) == fresh
+        assert core.table_cache()[1:] == (0, hits + 2, misses + 4)
+    finally:
+        core.table_cache(bound)
+
+
 def test_solve_uses_the_core_and_its_lines_replay():
     """``solve`` through the core: a win's line replays to a win on the engine (the
     solver checks that itself) and each loss is a loss in Python too."""

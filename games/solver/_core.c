@@ -14,7 +14,8 @@
  *    talon's bit set, mixed, and each pending obligation's). Two different states share a hash with
  *    probability about 2^-127 per pair: for the 10^8 states of a long search, below
  *    10^-22, so a "lose" stays a proof for every practical purpose;
- *  - the blocked check's talon facts are computed per check instead of cached.
+ *  - the blocked check's talon facts are cached by the talon's bit set;
+ *  - freed table memory is kept for the next table (below, "Table memory").
  *
  * Built by scripts/build-solver.sh next to the mypyc module; search.py uses it when it
  * is built from this file as it is now (its SOURCE_DIGEST) and falls back to Python.
@@ -212,35 +213,106 @@ static void rng_shuffle(Rng *g, Move *v, int *with, int n) {
 /* ---- the transposition table ---- */
 
 typedef struct { uint64_t h1, h2, classes; } Entry;
-typedef struct { Entry *e; size_t mask, used; } Table;
+/* mapped: the bytes of the memory the entries live in (0: calloc'ed), which may be
+ * more than the table needs (table_init). */
+typedef struct { Entry *e; size_t mask, used, mapped; } Table;
 
-/* The table is probed at random: at tens of millions of entries most probes miss the
- * TLB as well as the caches, so it is mapped with transparent huge pages where the
- * kernel allows them (madvise mode): 5-8% more positions in 12 s on D3N deal 544. */
-static Entry *table_alloc(size_t size) {
+/* Table memory. The table is probed at random: at tens of millions of entries most
+ * probes miss the TLB as well as the caches, so big tables are mapped with transparent
+ * huge pages where the kernel allows them (madvise mode): 12% less user time on D3N
+ * deal 792. Faulting fresh memory in costs far more than using it, though: on this
+ * project's VMs 0.3-2.5 s per GB (freed memory goes back to the host within seconds),
+ * against 0.04 s per GB to clear memory the process holds — up to a fifth of a hard
+ * solve's time went to page faults. So memory a table frees is kept, up to
+ * cache_limit bytes, and a new table takes the smallest kept mapping it fits in, if
+ * at most twice its size (a small table would hold a big mapping a big table then
+ * misses). Tables double as they grow, so two mappings carry a whole search; the other
+ * searches of a solve, a restart and the next solve in this process use them again.
+ * Fresh memory is populated in one call (MADV_POPULATE_WRITE: 2.8 times cheaper than
+ * page by page with huge pages). The GIL guards the cache. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  /* Linux 5.14; older kernels refuse it and fault page by page */
+#endif
+#define CACHE_SLOTS 16
+static struct { void *p; size_t bytes; } cache[CACHE_SLOTS];
+static int cache_n;
+static size_t cache_bytes, cache_limit = (size_t)3 << 29;  /* 1.5 GiB */
+static long long cache_hits, cache_misses;
+
+static void cache_remove(int i) {
+    cache_bytes -= cache[i].bytes;
+    cache[i] = cache[--cache_n];
+}
+
+/* Unmaps kept mappings, smallest first, until `room` more bytes fit (0: all of them);
+ * a mapping at least `room` big stays (the caller then unmaps its own). */
+static void cache_trim(size_t room) {
+    while (cache_n && (room == 0 || cache_bytes + room > cache_limit || cache_n == CACHE_SLOTS)) {
+        int smallest = 0;
+        for (int i = 1; i < cache_n; i++)
+            if (cache[i].bytes < cache[smallest].bytes) smallest = i;
+        if (room && cache[smallest].bytes >= room) return;
+        munmap(cache[smallest].p, cache[smallest].bytes);
+        cache_remove(smallest);
+    }
+}
+
+static int table_init(Table *t, size_t size) {
     size_t bytes = size * sizeof(Entry);
-    if (bytes < (2U << 20)) return calloc(size, sizeof(Entry));
+    t->mask = size - 1;
+    t->used = 0;
+    t->mapped = 0;
+    if (bytes < (2U << 20)) {
+        t->e = calloc(size, sizeof(Entry));
+        return t->e != NULL;
+    }
+    int best = -1;
+    for (int i = 0; i < cache_n; i++)
+        if (cache[i].bytes >= bytes && cache[i].bytes <= 2 * bytes && (best < 0 || cache[i].bytes < cache[best].bytes))
+            best = i;
+    if (best >= 0) {
+        t->e = cache[best].p;
+        t->mapped = cache[best].bytes;
+        cache_remove(best);
+        cache_hits++;
+        memset(t->e, 0, bytes);
+        return 1;
+    }
+    cache_misses++;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
+    if (p == MAP_FAILED) {
+        cache_trim(0);  /* the kept memory may be what is missing */
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            t->e = NULL;
+            return 0;
+        }
+    }
 #if defined(MADV_HUGEPAGE) && !defined(NO_HUGEPAGES)
     madvise(p, bytes, MADV_HUGEPAGE);
 #endif
-    return p;
+    madvise(p, bytes, MADV_POPULATE_WRITE);
+    t->e = p;
+    t->mapped = bytes;
+    return 1;
 }
 
 static void table_free(Table *t) {
     if (!t->e) return;
-    size_t bytes = (t->mask + 1) * sizeof(Entry);
-    if (bytes < (2U << 20)) free(t->e);
-    else munmap(t->e, bytes);
+    size_t bytes = t->mapped;
+    if (!bytes) {
+        free(t->e);
+    } else {
+        if (bytes <= cache_limit) cache_trim(bytes);
+        if (cache_bytes + bytes <= cache_limit && cache_n < CACHE_SLOTS) {
+            cache[cache_n].p = t->e;
+            cache[cache_n++].bytes = bytes;
+            cache_bytes += bytes;
+        } else {
+            munmap(t->e, bytes);
+        }
+    }
     t->e = NULL;
-}
-
-static int table_init(Table *t, size_t size) {
-    t->e = table_alloc(size);
-    t->mask = size - 1;
-    t->used = 0;
-    return t->e != NULL;
 }
 
 static Entry *table_slot(Table *t, uint64_t h1, uint64_t h2) {
@@ -252,10 +324,15 @@ static Entry *table_slot(Table *t, uint64_t h1, uint64_t h2) {
     }
 }
 
+/* Doubles the table. Each entry goes to a random slot of the new one: the slot of the
+ * entry a few places on is fetched ahead, so that the misses overlap. */
 static int table_grow(Table *t) {
+    enum { AHEAD = 16 };
     Table bigger;
     if (!table_init(&bigger, (t->mask + 1) * 2)) return 0;
     for (size_t i = 0; i <= t->mask; i++) {
+        if (i + AHEAD <= t->mask)
+            __builtin_prefetch(&bigger.e[(size_t)t->e[i + AHEAD].h1 & bigger.mask], 1);
         Entry *e = &t->e[i];
         if (e->h1 || e->h2) *table_slot(&bigger, e->h1, e->h2) = *e;
     }
@@ -1718,6 +1795,24 @@ static PyMethodDef Core_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* table_cache(limit=-1) -> (limit, bytes, hits, misses): the table memory kept for
+ * reuse (above) and how often a table found some; limit >= 0 frees what is kept and
+ * sets the bound (0: keep none). */
+static PyObject *table_cache(PyObject *module, PyObject *args) {
+    long long limit = -1;
+    if (!PyArg_ParseTuple(args, "|L", &limit)) return NULL;
+    if (limit >= 0) {
+        cache_limit = (size_t)limit;
+        cache_trim(0);
+    }
+    return Py_BuildValue("nnLL", (Py_ssize_t)cache_limit, (Py_ssize_t)cache_bytes, cache_hits, cache_misses);
+}
+
+static PyMethodDef module_methods[] = {
+    {"table_cache", table_cache, METH_VARARGS, "table_cache(limit=-1) -> (limit, bytes, hits, misses)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "games.solver._core.Core",
@@ -1732,7 +1827,7 @@ static PyTypeObject CoreType = {
 };
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "games.solver._core", "search.py's depth-first search in C", -1, NULL, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "games.solver._core", "search.py's depth-first search in C", -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {

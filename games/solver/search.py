@@ -172,7 +172,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   for draw three and Vegas the relaxation takes turns too, until it finds a
   draw-one win, which proves nothing; draw three Normal has a short step of level 2
   with the best-first search first, a step without level 2 from 20% to 30%, and from
-  50% on only the complete search and the relaxation, two turns to one), and the
+  50% on only the relaxation and the complete search, three turns to one), and the
   complete search alone at the end (draw three Normal: from 50% where the relaxation
   has ended).
   Every search stops at the end of its turn and resumes where it stopped
@@ -309,14 +309,16 @@ BEST_FIRST_WHOLE_RUNS: Final = -3
 #: quickly. In draw three Normal the complete search (in C, the search that decides
 #: most late deals) has most of the budget: the streamlined searches and the
 #: best-first ones stop at 50%; the relaxation takes turns until 30% and from 50% on
-#: takes two turns for the complete search's one. It only still runs where it found
+#: takes three turns for the complete search's one. It only still runs where it found
 #: no draw-one win (a win ends it), and a draw-one loss can take it 3–5 s (D3N deals
-#: 284 and 320); elsewhere the complete search runs alone from 50%. On D3N deals
-#: 0–999 that decided 284 and 320 and left 737 (won at 8 s before) unknown.
+#: 284, 320 and 792); elsewhere the complete search runs alone from 50%. Two turns to
+#: one decided 284 and 320 (and left 737, won at 8 s by the complete search alone,
+#: unknown); three decided 792 too: the deals the complete search decides late end
+#: their relaxation with a draw-one win within a second, so the ratio costs them nothing.
 SCHEDULE_D1N: Final = (((2,), 0.02), ((2, 0), 0.3), ((2, 1, 0), 0.7), ((0,), 1.0))
 SCHEDULE_D3N: Final = (((2,), 0.02), ((2, BEST_FIRST), 0.06), ((2, 0, RELAXATION), 0.2),
                         ((0, RELAXATION), 0.3), ((2, 1, 0, BEST_FIRST_WHOLE_RUNS), 0.5),
-                        ((0, RELAXATION, RELAXATION), 1.0))
+                        ((0, RELAXATION, RELAXATION, RELAXATION), 1.0))
 SCHEDULE_OTHER: Final = (((2,), 0.02), ((2, 0, RELAXATION), 0.4), ((2, 1, 0, RELAXATION), 0.9), ((0,), 1.0))
 SLICE_SHARE: Final = 0.02
 #: A turn's node cap when there is no time budget.
@@ -338,7 +340,8 @@ BLOCKED_PROBE: Final = 16
 BLOCKED_WINDOW: Final = 4096
 #: The default node cap: about ten seconds of the C core, and the memory bound of one
 #: solve (about 0.7 GB at the cap, D3N deal 1; the Python search's was 5,000,000
-#: positions, about 0.4 GB).
+#: positions, about 0.4 GB). The process keeps up to 1.5 GiB of freed table memory
+#: for its next searches (:func:`keep_table_memory`).
 DEFAULT_MAX_NODES: Final = 20_000_000
 #: Whether the depth-first searches skip a position reached with obligations pending
 #: when the same position was visited with none (module notes, "Obligations"). Only
@@ -2073,6 +2076,22 @@ def _depth_first(game: Game, level: int = 0, seed: int | None = None, relaxed: b
         return _CoreDepthFirst(CORE, game, level, relaxed, gate, lift_after, seed)
     shuffle = random.Random(seed).shuffle if seed is not None else None
     return _DepthFirst(game, level, shuffle, relaxed, gate, lift_after)
+
+
+def keep_table_memory(limit: int) -> None:
+    """Bound the table memory (bytes; 0: none) this process keeps between the C core's
+    searches instead of faulting fresh memory in again (``_core.c``, "Table memory");
+    what is kept now is freed. Without the core, nothing is kept."""
+    if CORE is not None:
+        CORE.table_cache(limit)
+
+
+def table_memory() -> tuple[int, int]:
+    """This process's bound on kept table memory and the bytes it keeps now."""
+    if CORE is None:
+        return 0, 0
+    limit, kept, _, _ = CORE.table_cache()
+    return limit, kept
 
 
 class _CoreDepthFirst:
