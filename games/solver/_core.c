@@ -1560,6 +1560,17 @@ static int search_run(Core *self, long long node_limit, long long *checks_io, lo
 
 /* ---- the Python type ---- */
 
+/* seq as a fast sequence of exactly n items; else NULL with a ValueError saying `expected`. */
+static PyObject *sequence_of(PyObject *seq, Py_ssize_t n, const char *expected) {
+    PyObject *fast = PySequence_Fast(seq, expected);
+    if (fast && PySequence_Fast_GET_SIZE(fast) != n) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, expected);
+        return NULL;
+    }
+    return fast;
+}
+
 static int read_ints(PyObject *seq, int *out, int max, const char *what) {
     PyObject *fast = PySequence_Fast(seq, what);
     if (!fast) return -1;
@@ -1608,13 +1619,8 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     State *s = &self->s;
     memset(s, 0, sizeof *s);
     int buf[64];
-    PyObject *fast = PySequence_Fast(cols, "cols");
+    PyObject *fast = sequence_of(cols, 7, "cols: seven columns expected");
     if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != 7) {
-        Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "cols: seven columns expected");
-        return -1;
-    }
     for (int i = 0; i < 7; i++) {
         int n = read_ints(PySequence_Fast_GET_ITEM(fast, i), buf, MAX_COL - 1, "column");
         if (n < 0) {
@@ -1684,13 +1690,8 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     }
     for (int k = 0; k < n; k++) s->talon_bits |= BIT[s->talon[k]];
     remix_talon(s);
-    PyObject *dom = PySequence_Fast(dominating, "dominating");
+    PyObject *dom = sequence_of(dominating, 54, "dominating: 54 classes expected");
     if (!dom) return -1;
-    if (PySequence_Fast_GET_SIZE(dom) != 54) {
-        Py_DECREF(dom);
-        PyErr_SetString(PyExc_ValueError, "dominating: 54 classes expected");
-        return -1;
-    }
     for (int q = 0; q < 54; q++) {
         self->dominating[q] = PyLong_AsUnsignedLongLongMask(PySequence_Fast_GET_ITEM(dom, q));
         if (PyErr_Occurred()) {
