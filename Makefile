@@ -37,7 +37,8 @@ run: venv
 	@$(MAKE) --no-print-directory solver || echo "make run: the solver stays pure Python (slower)" >&2
 	export DEBUG="$${DEBUG:-true}"; \
 	$(PY) manage.py migrate --noinput && \
-	exec $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 config.asgi:application
+	export ACCESS_LOG="$${ACCESS_LOG:-true}"; \
+	exec $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 --access-log /dev/null config.asgi:application
 
 ## services: make sure local PostgreSQL and Redis are running
 services:

@@ -1,6 +1,39 @@
+from functools import wraps
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
+from django.http import HttpRequest, HttpResponse
 
+from accounts import login_guard
 from accounts.models import User
 
 admin.site.register(User, UserAdmin)
+
+
+def guarded(login_view: Any) -> Any:
+    """The admin's log-in form gets the API's limits: the rate per address and the
+    per-account backoff (accounts.login_guard)."""
+
+    @wraps(login_view)
+    def login(request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        if request.method == "POST":
+            throttle = login_guard.LoginRateThrottle()
+            if not throttle.allow_request(request, None):
+                return _too_many(round(throttle.wait() or 1), "Too many log-in attempts from your address.")
+            refusal = login_guard.check(request.POST.get("username"), login_guard.client_address(request))
+            if refusal is not None:
+                return _too_many(refusal.retry_after, refusal.detail.capitalize() + ".")
+        return login_view(request, extra_context)
+
+    return login
+
+
+def _too_many(seconds: int, message: str) -> HttpResponse:
+    response = HttpResponse(f"{message} Try again in {seconds} seconds.", status=429,
+                            content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(max(1, seconds))
+    return response
+
+
+admin.site.login = guarded(admin.site.login)

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from accounts import login_guard
 from games.api import GUEST_SESSION_KEY, validated
 from games.models import Game
 from games.serializers import ErrorSerializer
@@ -122,13 +123,17 @@ class SignUpView(APIView):
 
 class LogInView(APIView):
     permission_classes = [AllowAny]
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "login"
+    throttle_classes = [login_guard.LoginRateThrottle]
 
-    @extend_schema(summary="Log in", request=LogInSerializer,
+    @extend_schema(summary="Log in", description="Limited per address (THROTTLE_LOGIN); repeated failures "
+                   "for one account from one address must wait longer and longer (`login_backoff`).",
+                   request=LogInSerializer,
                    responses={200: SessionSerializer, 400: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request: Request) -> Response:
         data = validated(LogInSerializer, request.data)
+        refusal = login_guard.check(data["username"], login_guard.client_address(request))
+        if refusal is not None:
+            raise ServiceError(refusal.code, refusal.detail, 429, retry_after=refusal.retry_after)
         user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None:
             raise ServiceError("bad_credentials", "that username and password do not match", 400)

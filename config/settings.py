@@ -21,6 +21,9 @@ DB_THREADS      int, threads per process for WebSocket database calls, default 2
 CHANNEL_LAYER   pubsub (default) | lists: which channels_redis layer REDIS_URL uses
 REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
 REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_URL
+TRUSTED_PROXIES the proxies in front that may vouch for the client's address:
+                a count ("1") or networks ("10.0.0.0/8,127.0.0.1"); default none
+ACCESS_LOG      bool, default false: one log line per request and socket (klondike.access)
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+
+from config.client_address import TrustedProxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -252,6 +257,10 @@ def secret_key(debug: bool, *, environ: Mapping[str, str] | None = None) -> str:
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = secret_key(DEBUG)
+# Who may say who the client is (config.client_address): unset, the socket's peer.
+TRUSTED_PROXIES = env_str("TRUSTED_PROXIES", "")
+TrustedProxies.parse(TRUSTED_PROXIES)  # a bad value fails at start-up, naming the variable
+ACCESS_LOG = env_bool("ACCESS_LOG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -340,6 +349,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "config.schema.ErrorDocumentingSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    # Throttles key on REMOTE_ADDR, which config.client_address has already resolved
+    # from TRUSTED_PROXIES; DRF must not read X-Forwarded-For itself.
+    "NUM_PROXIES": 0,
     "DEFAULT_THROTTLE_RATES": {
         "login": env_str("THROTTLE_LOGIN", "10/min"),
         "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
@@ -373,3 +385,12 @@ STORAGES = {
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"access": {"format": "%(asctime)s %(message)s"}},
+    "handlers": {"access": {"class": "logging.StreamHandler", "formatter": "access"}},
+    "loggers": {"klondike.access": {"handlers": ["access"], "level": "INFO" if ACCESS_LOG else "WARNING",
+                                    "propagate": False}},
+}

@@ -10,9 +10,11 @@ class ServiceError(Exception):
 
     status = 400
 
-    def __init__(self, code: str, detail: str, status: int = 400, **extra: Any) -> None:
+    def __init__(self, code: str, detail: str, status: int = 400, *, retry_after: int | None = None,
+                 **extra: Any) -> None:
         super().__init__(detail)
         self.code, self.detail, self.status, self.extra = code, detail, status, extra
+        self.retry_after = retry_after  # seconds, sent as Retry-After (429, 503)
 
     def to_json(self) -> dict[str, Any]:
         return {"error": self.code, "detail": self.detail, **self.extra}

@@ -328,16 +328,20 @@ def database_url(settings_dict: dict[str, Any]) -> str:
 class Daphne:
     """One Daphne process serving config.asgi:application on a free port."""
 
-    def __init__(self, db_url: str, redis_url: str) -> None:
+    def __init__(self, db_url: str, redis_url: str, **settings: str) -> None:
+        """``settings``: environment variables for this server (e.g. TRUSTED_PROXIES)."""
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix=f"daphne-{self.port}-", suffix=".log", delete=False)
         env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": redis_url,
                "SECRET_KEY": os.environ.get("SECRET_KEY") or "insecure-test-only-key",
                "ALLOWED_HOSTS": "127.0.0.1,localhost", "DEBUG": "false",
-               "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1"}
+               "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1", **settings}
         daphne = ROOT / ".venv" / "bin" / "daphne"
         launcher = [str(daphne)] if daphne.exists() else [sys.executable, "-m", "daphne"]
-        command = [*launcher, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"]
+        # As deployed: the app's access log (ACCESS_LOG) instead of Daphne's, which
+        # would log the query string and the proxy's address.
+        command = [*launcher, "-b", "127.0.0.1", "-p", str(self.port), "--access-log", os.devnull,
+                   "config.asgi:application"]
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
     @property
