@@ -23,6 +23,7 @@ from games.api import GUEST_SESSION_KEY, validated
 from games.models import Game
 from games.serializers import ErrorSerializer
 from games.services import ServiceError, claim_guest_games
+from leaderboards.services import visible_results
 
 User = get_user_model()
 USERNAME_HELP = "3–30 letters, digits, '_' or '-'; unique regardless of case"
@@ -74,7 +75,7 @@ def public_profile(user: Any) -> dict[str, Any]:
         "username": user.username,
         "date_joined": user.date_joined,
         "games": games.count(),
-        "wins": games.filter(status=Game.Status.WON).count(),
+        "wins": visible_results(games.filter(status=Game.Status.WON)).count(),
     }
 
 

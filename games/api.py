@@ -13,10 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import services
+from games import services, viewer_policy
 from games.engine import Game as EngineGame
 from games.engine import deal_json
-from games.events import view_of
 from games.solving import complete_status
 from games.models import Game, Move
 from games.serializers import (
@@ -43,8 +42,17 @@ def actor_for(request: Request, *, create_guest: bool = False) -> Actor:
 
 
 def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> dict[str, Any]:
-    engine = engine or game.engine()
-    offered, reason = complete_status(game, engine)
+    """The game as ``actor`` may see it now (games.viewer_policy): a race's spectator
+    gets it as it was ``spectator_delay`` events ago, counters and status included."""
+    return seen_payload(viewer_policy.seen_by(game, actor, engine=engine))
+
+
+def seen_payload(shown: viewer_policy.SeenGame) -> dict[str, Any]:
+    game = shown.game
+    if shown.delayed_by:
+        offered, reason = False, "the game is shown with a delay"
+    else:
+        offered, reason = complete_status(game, shown.engine)
     return {
         "id": str(game.id),
         "code": game.code if game.code_visible else None,
@@ -55,20 +63,20 @@ def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> 
         "practice": game.practice,
         "ranked_undo": game.ranked_undo,
         "public": game.public,
-        "status": game.status,
+        "status": shown.status,
         "owner": game.owner.username if game.owner_id else None,
-        "seq": game.seq,
-        "score": game.score,
-        "moves": game.moves,
-        "foundation_count": game.foundation_count,
+        "seq": shown.seq,
+        "score": shown.score,
+        "moves": shown.moves,
+        "foundation_count": shown.foundation_count,
         "created_at": game.created_at,
-        "started_at": game.started_at,
-        "finished_at": game.finished_at,
-        "seconds": game.elapsed_seconds(),
-        "yours": actor.owns(game),
+        "started_at": shown.started_at,
+        "finished_at": shown.finished_at,
+        "seconds": shown.seconds,
+        "yours": shown.sight.role == viewer_policy.PLAYER,
         "complete_offered": offered,
         "complete_reason": reason,
-        "view": view_of(game, engine),
+        "view": shown.view,
     }
 
 
@@ -136,8 +144,6 @@ class GameView(APIView):
     @extend_schema(summary="Read a game", responses={200: GameSerializer, **ERRORS})
     def get(self, request: Request, game_id: Any) -> Response:
         game, actor = get_game(game_id), actor_for(request)
-        if game.daily_secret and not actor.owns(game):
-            raise ServiceError("daily_hidden", "another player's daily attempt can be seen once the day is over", 403)
         return Response(game_payload(game, actor))
 
 
@@ -183,7 +189,7 @@ class ReplayView(APIView):
                    responses={200: ReplaySerializer, 409: ErrorSerializer, 404: ErrorSerializer})
     def get(self, request: Request, game_id: Any) -> Response:
         game = get_game(game_id)
-        if not game.reveals_everything:
+        if not viewer_policy.sight(game, actor_for(request)).reveal:
             raise ServiceError("game_live", "the replay is available once the game is over", 409)
         moves = [
             {"seq": m.seq, "move": m.action, "flipped": m.flipped or None, "score": m.score,

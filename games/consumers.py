@@ -22,7 +22,7 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import events, races, services
+from games import events, races, services, viewer_policy
 from games.models import Game, Race
 from games.streams import GameStream
 from games.presence import HEARTBEAT_SECONDS, presence
@@ -153,16 +153,15 @@ async def run_service(function: Any, *args: Any) -> Any:
 
 
 @db_async
-def load_game(game_id: str, actor: Actor) -> tuple[Game | None, int]:
-    """The game, and the spectator delay this viewer watches it with: race
-    spectators watch with the race's delay; racers and finished races none."""
+def load_game(game_id: str, actor: Actor) -> tuple[Game | None, viewer_policy.Sight | None, ServiceError | None]:
+    """The game, and how this viewer may see it (games.viewer_policy), or why not."""
     game = Game.objects.select_related("owner", "race", "daily").filter(pk=game_id).first()
-    race = game.race if game is not None else None
-    if race is None or not race.spectator_delay or race.status == Race.Status.FINISHED:
-        return game, 0
-    if actor.user_id is not None and race.entries.filter(user_id=actor.user_id).exists():
-        return game, 0
-    return game, race.spectator_delay
+    if game is None:
+        return None, None, None
+    try:
+        return game, viewer_policy.sight(game, actor), None
+    except ServiceError as refusal:
+        return game, None, refusal
 
 
 class GameConsumer(ProtocolConsumer):
@@ -174,21 +173,21 @@ class GameConsumer(ProtocolConsumer):
         self.group = events.game_group(self.game_id)
         self.watching = False
         actor = self.actor()
-        game, delay = await load_game(self.game_id, actor)
+        game, sight, refusal = await load_game(self.game_id, actor)
         await self.accept()
         if game is None:
             await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such game"})
             self.group = None
             return await self.close(code=CLOSE_NOT_FOUND)
-        self.player = actor.owns(game)
-        if game.daily_secret and not self.player:
-            await self.send_json({"type": "error", "error": "daily_hidden",
-                                  "detail": "another player's daily attempt can be seen once the day is over"})
+        if refusal is not None:
+            await self.send_json({"type": "error", "error": refusal.code, "detail": refusal.detail})
             self.group = None
             return await self.close(code=CLOSE_FORBIDDEN)
-        self.stream = GameStream(self.game_id, delay, yours=self.player)
+        self.player = sight.role == viewer_policy.PLAYER
+        self.stream = GameStream(self.game_id, actor)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        if self.stream.delay:
+        if sight.delay:
+            # The race's end releases what is held back (race_changed).
             self.race_group = races.race_group(game.race_id)
             await self.channel_layer.group_add(self.race_group, self.channel_name)
         await self.send_all(await self.stream.start(self.query_int("since")))
@@ -319,9 +318,9 @@ class NotFoundConsumer(ProtocolConsumer):
 
 
 @db_async
-def load_race(race_id: str) -> tuple[Race | None, dict[str, Any] | None]:
+def load_race(race_id: str, actor: Actor) -> tuple[Race | None, dict[str, Any] | None]:
     race = Race.objects.select_related("host").filter(pk=race_id).first()
-    return race, (races.race_payload(race) if race else None)
+    return race, (races.race_payload(race, actor) if race else None)
 
 
 async def call_race_service(function: Any, *args: Any) -> Any:
@@ -340,7 +339,7 @@ class RaceConsumer(ProtocolConsumer):
         self.streams: dict[str, GameStream] = {}
         self.clock: asyncio.Future | None = None
         self.watching = False
-        race, payload = await load_race(self.race_id)
+        race, payload = await load_race(self.race_id, self.actor())
         await self.accept()
         if race is None:
             await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such race"})
@@ -371,14 +370,14 @@ class RaceConsumer(ProtocolConsumer):
         return name is not None and any(e["player"] == name for e in payload["entries"])
 
     async def show(self, payload: dict[str, Any]) -> None:
-        """Send the race's state; open a stream for each racer's game not yet followed."""
+        """Send the race's state; open a stream for each racer's game not yet followed
+        (the viewer policy sets each stream's delay)."""
         await self.send_json({"type": "race", "race": payload})
         finished = payload["phase"] == "finished"
-        delay = 0 if finished or self.racer(payload) else payload["spectator_delay"]
         for entry in payload["entries"]:
             game_id = entry["game"]
             if game_id and game_id not in self.streams:
-                self.streams[game_id] = GameStream(game_id, delay)
+                self.streams[game_id] = GameStream(game_id, self.actor())
                 for message in await self.streams[game_id].start():
                     await self.send_json({**message, "player": entry["player"]})
         if finished:
@@ -397,7 +396,7 @@ class RaceConsumer(ProtocolConsumer):
         await run_service(races.finish_race, self.race_id)
 
     async def race_changed(self, message: dict[str, Any]) -> None:
-        _, payload = await load_race(self.race_id)
+        _, payload = await load_race(self.race_id, self.actor())
         if payload is None:
             return
         if self.watching and self.racer(payload):

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Count
 
+from games import viewer_policy
 from games.models import Game, Race
 from games.races import phase
 
@@ -13,15 +14,18 @@ LOBBY_SIZE = 50
 
 
 def game_summary(game: Game) -> dict[str, Any]:
+    """A lobby line: the game as anyone may see it (the lobby lists no race or daily
+    game, but the viewer policy decides, as on every channel)."""
+    shown = viewer_policy.seen_by(game, viewer_policy.ANONYMOUS)
     return {
         "id": str(game.id),
         "owner": game.owner.username if game.owner_id else None,
         "draw": game.draw,
         "scoring": game.scoring,
         "kind": game.kind,
-        "moves": game.moves,
-        "foundation_count": game.foundation_count,
-        "started_at": game.started_at,
+        "moves": shown.moves,
+        "foundation_count": shown.foundation_count,
+        "started_at": shown.started_at,
     }
 
 

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import races
-from games.api import ERRORS, MOVE_ERRORS, validated
+from games.api import ERRORS, MOVE_ERRORS, actor_for, validated
 from games.errors import ServiceError
 from games.lobby import lobby
 from games.models import Race
@@ -78,9 +78,9 @@ def race_or_404(race_id: Any) -> Race:
     return race
 
 
-def fresh_payload(race_id: Any) -> dict[str, Any]:
+def fresh_payload(race_id: Any, request: Request) -> dict[str, Any]:
     races.finish_race(race_id)  # a race whose clock ran out with nobody connected ends now
-    return races.race_payload(race_or_404(race_id))
+    return races.race_payload(race_or_404(race_id), actor_for(request))
 
 
 class RacesView(APIView):
@@ -90,12 +90,14 @@ class RacesView(APIView):
     @extend_schema(summary="Open and running public races", responses={200: RaceSerializer(many=True)})
     def get(self, request: Request) -> Response:
         listed = Race.objects.filter(public=True, status__in=[Race.Status.OPEN, Race.Status.STARTED])
-        return Response([races.race_payload(r) for r in listed.select_related("host").order_by("-created_at")[:50]])
+        actor = actor_for(request)
+        return Response([races.race_payload(r, actor)
+                         for r in listed.select_related("host").order_by("-created_at")[:50]])
 
     @extend_schema(summary="Open a race", request=CreateRaceSerializer, responses={201: RaceSerializer, **ERRORS})
     def post(self, request: Request) -> Response:
         race = races.create_race(request.user, **validated(CreateRaceSerializer, request.data))
-        return Response(races.race_payload(race), status=201)
+        return Response(races.race_payload(race, actor_for(request)), status=201)
 
 
 class RaceView(APIView):
@@ -103,7 +105,7 @@ class RaceView(APIView):
 
     @extend_schema(summary="A race: players, clock, results", responses={200: RaceSerializer, 404: ErrorSerializer})
     def get(self, request: Request, race_id: Any) -> Response:
-        return Response(fresh_payload(race_id))
+        return Response(fresh_payload(race_id, request))
 
 
 class RaceActionView(APIView):
@@ -112,7 +114,7 @@ class RaceActionView(APIView):
 
     def post(self, request: Request, race_id: Any) -> Response:
         self.run(request, race_id)
-        return Response(fresh_payload(race_id))
+        return Response(fresh_payload(race_id, request))
 
     def run(self, request: Request, race_id: Any) -> None:
         type(self).service(race_id, request.user)

@@ -13,11 +13,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import events
+from games import events, viewer_policy
 from games.engine import DealCode, Scoring, to_bytes
 from games.engine import Game as EngineGame
 from games.models import Game, Move, Race, RaceEntry
 from games.errors import ServiceError
+from games.viewer_policy import ANONYMOUS, Actor
 
 COUNTDOWN_SECONDS = 5
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -36,9 +37,12 @@ def phase(race: Race, now: Any = None) -> str:
     return "countdown" if now < race.starts_at else "running"
 
 
-def race_payload(race: Race) -> dict[str, Any]:
+def race_payload(race: Race, actor: Actor = ANONYMOUS) -> dict[str, Any]:
+    """The race as ``actor`` may see it: each racer's progress through the viewer
+    policy (a spectator of a running race with a delay sees it that many events ago)."""
     now = timezone.now()
-    entries = list(race.entries.select_related("user", "game"))
+    entries = list(race.entries.select_related("user", "game", "game__race", "game__owner"))
+    players = frozenset(e.user_id for e in entries)
     return {
         "id": str(race.id),
         "host": race.host.username,
@@ -55,21 +59,22 @@ def race_payload(race: Race) -> dict[str, Any]:
         "ends_at": race.ends_at,
         "finished_at": race.finished_at,
         "server_time": now,
-        "entries": [entry_payload(e) for e in entries],
+        "entries": [entry_payload(e, actor, players) for e in entries],
     }
 
 
-def entry_payload(entry: RaceEntry) -> dict[str, Any]:
+def entry_payload(entry: RaceEntry, actor: Actor = ANONYMOUS, players: frozenset[int] = frozenset()) -> dict[str, Any]:
     game = entry.game
+    shown = viewer_policy.seen_by(game, actor, race_players=players) if game else None
     return {
         "player": entry.user.username,
         "ready": entry.ready,
         "game": str(game.id) if game else None,
-        "status": game.status if game else None,
-        "seq": game.seq if game else 0,
-        "foundation_count": game.foundation_count if game else 0,
-        "score": game.score if game else 0,
-        "moves": game.moves if game else 0,
+        "status": shown.status if shown else None,
+        "seq": shown.seq if shown else 0,
+        "foundation_count": shown.foundation_count if shown else 0,
+        "score": shown.score if shown else 0,
+        "moves": shown.moves if shown else 0,
         "rank": entry.rank,
         "won": entry.won,
         "seconds": entry.seconds,
@@ -194,7 +199,7 @@ def _racer_game_id(race_id: Any, user: Any) -> Any:
 
 
 def resign_race(race_id: Any, user: Any) -> dict[str, Any]:
-    from games.services import Actor, resign
+    from games.services import resign
 
     return resign(_racer_game_id(race_id, user), Actor(user_id=user.pk))
 
@@ -236,9 +241,16 @@ def finish_race(race_id: Any, *, force: bool = False) -> bool:
         race.status, race.finished_at = Race.Status.FINISHED, now
         race.save(update_fields=["status", "finished_at"])
         Game.objects.filter(race=race).update(visible_from=now)  # the results join their deal's board
+        settle_vegas(race, list(games.values()))
         rate_race(race)
         _announce(race)
     return True
+
+
+def settle_vegas(race: Race, games: list[Game]) -> None:
+    from leaderboards.services import settle_race
+
+    settle_race(race, games)
 
 
 def rate_race(race: Race) -> None:
@@ -258,6 +270,6 @@ def _time_out(game: Game, at: Any) -> None:
 
 
 def play_in_race(race_id: Any, user: Any, move: Any, seq: Any) -> dict[str, Any]:
-    from games.services import Actor, submit_move
+    from games.services import submit_move
 
     return submit_move(_racer_game_id(race_id, user), Actor(user_id=user.pk), move, seq)

@@ -4,7 +4,6 @@ sequence number, update the game. Nothing is acknowledged before it commits."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -18,19 +17,7 @@ from games.engine.views import hidden_cards, visible_cards
 from games import events, hotsql, races, solving
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who is asking: an account, or a guest identified by their session's key."""
-
-    user_id: int | None = None
-    guest_key: str = ""
-
-    def owns(self, game: Game) -> bool:
-        if self.user_id is not None:
-            return game.owner_id == self.user_id
-        return bool(self.guest_key) and game.owner_id is None and game.guest_key == self.guest_key
+from games.viewer_policy import Actor
 
 
 def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring: str = "normal",

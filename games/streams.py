@@ -12,26 +12,35 @@ from typing import Any
 
 from games.dbthreads import db_async
 
-from games import events
+from games import events, viewer_policy
 from games.engine import Game as EngineGame
 from games.engine import Move as EngineMove
-from games.engine import card_name, public_view
+from games.engine import card_name
 from games.engine.views import hidden_cards
 from games.models import ENGINE_ACTIONS, Game, Move
+from games.viewer_policy import Actor
 
 CATCH_UP_LIMIT = 200  # beyond this many missed events a client gets a full resync
 
 
-@db_async
-def catch_up(game_id: str, since: int | None, yours: bool = False) -> list[dict[str, Any]]:
+def _load(game_id: str) -> Game:
+    return Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
+
+
+def _snapshot(shown: viewer_policy.SeenGame) -> dict[str, Any]:
+    from games.api import seen_payload
+
+    snapshot = {"type": "snapshot", "seq": shown.seq, "game": seen_payload(shown)}
+    if shown.sight.delay:
+        snapshot["delayed_by"] = shown.sight.delay
+    return snapshot
+
+
+def _catch_up(game: Game, since: int | None, actor: Actor) -> list[dict[str, Any]]:
     """The events after ``since`` from Postgres, the last one with the current board;
     or a snapshot when the client has nothing, or too much, to catch up."""
-    from games.api import game_payload
-    from games.services import Actor
-
-    game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
     if since is None or since < 0 or since > game.seq or game.seq - since > CATCH_UP_LIMIT:
-        return [{"type": "snapshot", "seq": game.seq, "game": {**game_payload(game, Actor()), "yours": yours}}]
+        return [_snapshot(viewer_policy.seen_by(game, actor))]
     rows = list(Move.objects.filter(game=game, seq__gt=since).order_by("seq"))
     if not rows:
         return []
@@ -47,16 +56,24 @@ def catch_up(game_id: str, since: int | None, yours: bool = False) -> list[dict[
 
 
 @db_async
-def delayed_start(game_id: str, delay: int) -> tuple[EngineGame, int, list[dict[str, Any]], dict[str, Any]]:
-    """The board ``delay`` events ago and the events held back since."""
-    game = Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
-    shown = max(0, game.seq - delay)
-    engine = game.engine_after(shown)
+def catch_up(game_id: str, since: int | None, actor: Actor) -> list[dict[str, Any]]:
+    return _catch_up(_load(game_id), since, actor)
+
+
+@db_async
+def open_stream(game_id: str, actor: Actor, since: int | None) -> tuple[viewer_policy.Sight, list[dict[str, Any]],
+                                                                         EngineGame | None, list[dict[str, Any]]]:
+    """What a stream starts with, as the viewer policy decides now: live, the missed
+    events or a snapshot; delayed, the board ``delay`` events ago, the events held
+    back since, and the engine at the board shown (to play them forward)."""
+    game = _load(game_id)
+    sight = viewer_policy.sight(game, actor)
+    if not sight.delay:
+        return sight, _catch_up(game, since, actor), None, []
+    shown = viewer_policy.seen(game, sight)
     held = [events.event_of(game, row, None)
-            for row in Move.objects.filter(game=game, seq__gt=shown).order_by("seq")]
-    header = {"id": str(game.id), "owner": game.owner.username if game.owner_id else None,
-              "draw": game.draw, "scoring": game.scoring}
-    return engine, shown, held, header
+            for row in Move.objects.filter(game=game, seq__gt=shown.seq).order_by("seq")]
+    return sight, [_snapshot(shown)], shown.engine, held
 
 
 @db_async
@@ -67,26 +84,32 @@ def missing_events(game_id: str, after: int, before: int) -> list[dict[str, Any]
 
 
 class GameStream:
-    def __init__(self, game_id: str, delay: int = 0, yours: bool = False) -> None:
+    """``actor``'s stream of one game; the viewer policy sets its delay when it starts."""
+
+    def __init__(self, game_id: str, actor: Actor = viewer_policy.ANONYMOUS) -> None:
         self.game_id = game_id
-        self.yours = yours
-        self.delay = delay
+        self.actor = actor
+        self.sight = viewer_policy.Sight(viewer_policy.SPECTATOR)
         self.last_seq = -1           # last event delivered to the client
         self.received = -1           # last event taken in (ahead of last_seq when delayed)
         self.held: deque[dict[str, Any]] = deque()
         self.engine: EngineGame | None = None
 
+    @property
+    def delay(self) -> int:
+        return self.sight.delay
+
     async def start(self, since: int | None = None) -> list[dict[str, Any]]:
+        self.sight, messages, self.engine, held = await open_stream(self.game_id, self.actor, since)
         if not self.delay:
-            messages = await catch_up(self.game_id, since, self.yours)
+            self.held = deque()
             if not messages and since is not None:
                 self.last_seq = self.received = since  # nothing missed: live events follow on
             return self._delivered(messages)
-        self.engine, self.last_seq, held, header = await delayed_start(self.game_id, self.delay)
         self.held = deque(held)
+        self.last_seq = messages[0]["seq"]
         self.received = held[-1]["seq"] if held else self.last_seq
-        return [{"type": "snapshot", "seq": self.last_seq, "delayed_by": self.delay,
-                 "game": {**header, "seq": self.last_seq, "view": public_view(self.engine)}}]
+        return messages
 
     def next_in_line(self, seq: int) -> bool:
         """Whether the event ``seq`` is exactly the next one to show as it is (no
@@ -107,7 +130,7 @@ class GameStream:
             if event["seq"] <= self.last_seq:
                 return []
             if event["seq"] > self.last_seq + 1:
-                return self._delivered(await catch_up(self.game_id, self.last_seq, self.yours))
+                return self._delivered(await catch_up(self.game_id, self.last_seq, self.actor))
             return self._delivered([event])
         if event["seq"] <= self.received:
             return []
@@ -120,7 +143,7 @@ class GameStream:
     def flush(self) -> list[dict[str, Any]]:
         """Show everything: the competition is over."""
         released = self._release(0)
-        self.delay = 0
+        self.sight = viewer_policy.Sight(self.sight.role, 0, self.sight.reveal)
         return released
 
     def _release(self, keep: int) -> list[dict[str, Any]]:
@@ -131,7 +154,7 @@ class GameStream:
             if action["type"] in ENGINE_ACTIONS:
                 self.engine.apply(EngineMove.from_json(action))
             delayed = {key: event[key] for key in ("type", "game", "seq", "action", "score", "moves", "at")}
-            delayed.update(view=public_view(self.engine), delayed_by=keep)
+            delayed.update(view=self.sight.view(self.engine), delayed_by=keep)
             out.append(delayed)
             self.last_seq = event["seq"]
         return out

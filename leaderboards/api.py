@@ -195,7 +195,7 @@ class VegasMeView(APIView):
 
     @extend_schema(summary="My Vegas balance, rank and history", responses={200: VegasMeSerializer, 401: ErrorSerializer})
     def get(self, request: Request) -> Response:
-        return Response(services.vegas_rank(request.user.pk))
+        return Response(services.vegas_rank(request.user.pk, own=True))
 
 
 class RaceBoardView(APIView):

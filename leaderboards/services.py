@@ -15,6 +15,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from games.engine import MAX_DEAL_NUMBER, DealCode
+from games.engine.game import VEGAS_START
 from games.events import send_group
 from games.models import DailyDeal, Game, Race, SolvedDeal
 from leaderboards import glicko2
@@ -101,9 +102,16 @@ def game_started(game: Game) -> None:
     board_changed("vegas")
 
 
+def held_until_race_ends(game: Game) -> bool:
+    """A race game's Vegas winnings join the public balance when its race ends: a
+    balance that moved with each foundation card would show a racer's progress to
+    everyone, ahead of the race's spectator delay (games.viewer_policy)."""
+    return game.race_id is not None
+
+
 def score_changed(game: Game, delta: int) -> None:
     """Apply a move's score change to the balance, in the move's transaction."""
-    if not game.counts_for_balance:
+    if not game.counts_for_balance or held_until_race_ends(game):
         return
     if delta:
         VegasBalance.objects.filter(user_id=game.owner_id).update(balance=F("balance") + delta,
@@ -134,6 +142,27 @@ def standings_changed(game: Game) -> None:
     """Tell the live boards that may show this game."""
     if game.daily_id is not None and not game.practice and game.owner_id is not None:
         board_changed(daily_board_name(game.daily))
+
+
+def settle_race(race: Race, games: list[Game]) -> None:
+    """The race is over: each counted game's winnings since its opening debit join its
+    owner's balance, in the transaction that finishes the race."""
+    counted = sorted((g for g in games if g.counts_for_balance), key=lambda g: g.owner_id)
+    for game in counted:  # in account order: the balance rows are locked in a fixed order
+        row = _balance_row(game.owner_id)
+        row.balance += game.score - VEGAS_START
+        row.save(update_fields=["balance", "updated_at"])
+        BalanceChange.objects.create(user_id=game.owner_id, game=game, reason=BalanceChange.Reason.END,
+                                     balance=row.balance)
+    if counted:
+        board_changed("vegas")
+
+
+def held_winnings(user_id: int) -> int:
+    """What the account's games in running races have won so far (its own view)."""
+    live = Game.objects.filter(owner_id=user_id, race__status=Race.Status.STARTED, scoring=Game.Scoring.VEGAS,
+                               kind=Game.Kind.RANKED).values_list("score", flat=True)
+    return sum(score - VEGAS_START for score in live)
 
 
 # -- race ratings -------------------------------------------------------------------
@@ -233,7 +262,9 @@ def vegas_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
         for i, b in enumerate(balances)]}
 
 
-def vegas_rank(user_id: int) -> dict[str, Any]:
+def vegas_rank(user_id: int, *, own: bool = False) -> dict[str, Any]:
+    """An account's rank, balance and history; ``own``: asked by the account itself,
+    whose balance includes what its running races hold back from the board."""
     row = VegasBalance.objects.filter(user_id=user_id).first()
     balance = row.balance if row else 0
     # The same order as the board: balance, then account id on a tie.
@@ -241,7 +272,8 @@ def vegas_rank(user_id: int) -> dict[str, Any]:
     rank = VegasBalance.objects.filter(ahead).count() + 1 if row else None
     history = [{"at": c.at, "balance": c.balance}
                for c in BalanceChange.objects.filter(user_id=user_id).order_by("-at")[:500]][::-1]
-    return {"rank": rank, "balance": balance, "games": row.games if row else 0, "history": history}
+    shown = balance + held_winnings(user_id) if own and row else balance
+    return {"rank": rank, "balance": shown, "games": row.games if row else 0, "history": history}
 
 
 def race_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
@@ -252,9 +284,16 @@ def race_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:
          "races": r.races} for i, r in enumerate(ratings)]}
 
 
+def visible_results(games: Any) -> Any:
+    """Finished games whose results everyone may see: not those of a race still
+    running (a racer who has won would be known to have won before the race's
+    spectator delay shows it)."""
+    return games.exclude(race__status=Race.Status.STARTED)
+
+
 def player_stats(user: Any) -> dict[str, Any]:
     """Per mode: games, wins, win rate, current and best streak, best time, best score."""
-    finished = (Game.objects.filter(owner=user).exclude(status=Game.Status.LIVE)
+    finished = (visible_results(Game.objects.filter(owner=user).exclude(status=Game.Status.LIVE))
                 .order_by("finished_at").values_list("draw", "scoring", "status", "seconds", "score", "finished_at"))
     modes: dict[tuple[int, str], dict[str, Any]] = {}
     history = []

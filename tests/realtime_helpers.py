@@ -156,7 +156,8 @@ def origin() -> bytes:
     application was built before that: then the first configured host."""
     from config.asgi import application
 
-    allowed = getattr(application.application_mapping["websocket"], "allowed_origins", ["testserver"])
+    router = application.app  # inside config.client_address.ClientAddressMiddleware
+    allowed = getattr(router.application_mapping["websocket"], "allowed_origins", ["testserver"])
     host = "testserver" if "testserver" in allowed or "*" in allowed else allowed[0]
     return f"http://{host}".encode()
 

@@ -11,6 +11,8 @@ import time
 from typing import Any
 
 import pytest
+
+from tests.realtime_helpers import origin as ws_origin
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -219,14 +221,6 @@ def test_statistics_follow_real_games():
 # --- live boards -------------------------------------------------------------------
 
 
-def ws_origin() -> bytes:
-    """http://testserver, unless the ASGI application was built before pytest-django
-    added it to ALLOWED_HOSTS (then the first allowed host)."""
-    from config.asgi import application
-
-    allowed = getattr(application.application_mapping["websocket"], "allowed_origins", ["testserver"])
-    host = "testserver" if "testserver" in allowed or "*" in allowed else allowed[0]
-    return f"http://{host}".encode()
 
 
 def communicator(path: str):

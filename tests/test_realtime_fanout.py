@@ -14,6 +14,7 @@ from channels.layers import get_channel_layer
 from games import events, services
 from games.dbthreads import db_async
 from games.streams import GameStream
+from games.viewer_policy import SPECTATOR, Sight
 from tests.realtime_helpers import DEAL, WS, adb, make_user, new_game, run, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -71,7 +72,8 @@ def test_stream_shows_the_next_event_as_is_and_drops_repeats():
     assert not stream.next_in_line(6)      # a gap: must be filled first
     assert stream.next_in_line(5) and stream.last_seq == 5
     assert stream.seen(5) and stream.seen(3) and not stream.seen(6)
-    delayed = GameStream("g", delay=2)
+    delayed = GameStream("g")
+    delayed.sight = Sight(SPECTATOR, delay=2)  # as the viewer policy sets it for a race's spectator
     delayed.last_seq = delayed.received = 4
     assert not delayed.next_in_line(5)     # delayed streams always go through take()
 
