@@ -27,8 +27,7 @@ def _first_message(detail: Any, path: str = "") -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
-        return Response(exc.to_json(), status=exc.status, headers=headers)
+        return Response(exc.to_json(), status=exc.status, headers=exc.headers())
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

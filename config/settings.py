@@ -24,6 +24,9 @@ REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_UR
 TRUSTED_PROXIES the proxies in front that may vouch for the client's address:
                 a count ("1") or networks ("10.0.0.0/8,127.0.0.1"); default none
 ACCESS_LOG      bool, default false: one log line per request and socket (klondike.access)
+SOLVER_QUEUE    int, solver jobs queued or running per process, default 4
+THROTTLE_SOLVER, THROTTLE_SOLVER_ADDRESS  hints and Completes per player / per address
+WINNABLE_POOL_LOW, WINNABLE_POOL_HIGH  the stock of winnable deals per mode: top-up marks
 """
 
 from __future__ import annotations
@@ -112,6 +115,21 @@ def env_list(name: str, default=_MISSING, *, environ: Mapping[str, str] | None =
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+_RATE_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def env_rate(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> str:
+    """A rate limit in DRF's form, ``20/min``: a positive count, then s, m, h or d
+    (``sec``, ``minute``, ``hour``, ``day`` too: the first letter counts)."""
+    value = env_str(name, default, environ=environ)
+    count, _, period = value.partition("/")
+    if not (count.isdigit() and int(count) > 0 and period[:1] in _RATE_PERIODS):
+        raise ImproperlyConfigured(
+            f"Environment variable {name}={value!r} is not a rate; use a count per s, min, hour or day, e.g. 20/min."
+        )
+    return value
+
+
 # ---------------------------------------------------------------------------
 # DATABASE_URL / REDIS_URL
 # ---------------------------------------------------------------------------
@@ -195,6 +213,24 @@ DB_THREADS = env_int("DB_THREADS", 2)
 # Table memory each solver process keeps between searches instead of faulting fresh
 # memory in again (games/solver/_core.c, "Table memory"); 0 keeps none.
 SOLVER_TABLE_CACHE_MB = env_int("SOLVER_TABLE_CACHE_MB", 1536)
+
+# Hints and Complete (games/solving.py): at most SOLVER_QUEUE solver jobs queued or
+# running per process (2 workers × 2), beyond that 503 solver_busy; per player and per
+# client address rates (games/solver_throttle.py), beyond them 429 throttled.
+SOLVER_QUEUE = env_int("SOLVER_QUEUE", 4)
+THROTTLE_SOLVER = env_rate("THROTTLE_SOLVER", "20/min")
+THROTTLE_SOLVER_ADDRESS = env_rate("THROTTLE_SOLVER_ADDRESS", "60/min")
+# The stock of proven-winnable deals per mode (games/winnable_pool.py): below LOW a
+# background top-up solves fresh deals until HIGH.
+WINNABLE_POOL_LOW = env_int("WINNABLE_POOL_LOW", 20)
+WINNABLE_POOL_HIGH = env_int("WINNABLE_POOL_HIGH", 50)
+if SOLVER_QUEUE < 1:
+    raise ImproperlyConfigured(f"SOLVER_QUEUE={SOLVER_QUEUE} must be at least 1.")
+if not 0 <= WINNABLE_POOL_LOW <= WINNABLE_POOL_HIGH:
+    raise ImproperlyConfigured(
+        f"WINNABLE_POOL_LOW={WINNABLE_POOL_LOW} and WINNABLE_POOL_HIGH={WINNABLE_POOL_HIGH}: "
+        "need 0 <= WINNABLE_POOL_LOW <= WINNABLE_POOL_HIGH."
+    )
 
 CHANNEL_LAYER_CAPACITY = 1000
 CHANNEL_LAYER_EXPIRY = 60  # seconds a message may sit unread in Redis

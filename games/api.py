@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
@@ -28,6 +28,12 @@ from games.services import Actor, ServiceError
 GUEST_SESSION_KEY = "guest_key"
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 MOVE_ERRORS = {**ERRORS, 409: ConflictSerializer, 422: ErrorSerializer}
+
+
+def retry_after(*statuses: int) -> OpenApiParameter:
+    """The ``Retry-After`` response header of these statuses."""
+    return OpenApiParameter("Retry-After", int, OpenApiParameter.HEADER, response=list(statuses),
+                            description="seconds to wait before trying again")
 
 
 def actor_for(request: Request, *, create_guest: bool = False) -> Actor:
@@ -129,8 +135,13 @@ class GamesView(APIView):
     @extend_schema(
         summary="Start a game",
         description="A random deal with the given rules, or the deal of `code`. A random Vegas "
-                    "deal is ranked: its undo policy is ranked and its code is withheld until it ends.",
-        request=CreateGameSerializer, responses={201: GameSerializer, **ERRORS},
+                    "deal is ranked: its undo policy is ranked and its code is withheld until it ends. "
+                    "`winnable` deals come at once from a stock the solver keeps topped up in the background.",
+        request=CreateGameSerializer, parameters=[retry_after(503)],
+        responses={201: GameSerializer, **ERRORS, 503: OpenApiResponse(
+            ErrorSerializer, description="`no_winnable_deal`: the stock of proven-winnable deals for this mode is "
+                                         "empty for now (a top-up is on its way); `Retry-After` says when to try "
+                                         "again, or start a random deal")},
     )
     def post(self, request: Request) -> Response:
         data = validated(CreateGameSerializer, request.data)

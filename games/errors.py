@@ -6,7 +6,8 @@ from typing import Any
 
 
 class ServiceError(Exception):
-    """A refused request: ``code`` and ``detail`` go to the client as they are."""
+    """A refused request: ``code`` and ``detail`` go to the client as they are;
+    ``retry_after`` (seconds) becomes a ``Retry-After`` header (429, 503)."""
 
     status = 400
 
@@ -15,6 +16,9 @@ class ServiceError(Exception):
         super().__init__(detail)
         self.code, self.detail, self.status, self.extra = code, detail, status, extra
         self.retry_after = retry_after  # seconds, sent as Retry-After (429, 503)
+
+    def headers(self) -> dict[str, str]:
+        return {} if self.retry_after is None else {"Retry-After": str(self.retry_after)}
 
     def to_json(self) -> dict[str, Any]:
         return {"error": self.code, "detail": self.detail, **self.extra}

@@ -259,7 +259,9 @@ class DailyDeal(models.Model):
 
 class SolvedDeal(models.Model):
     """A deal the solver has examined from its opening position: the pool of
-    proven-winnable deals is its wins (``klondike pool`` fills it, resumably)."""
+    proven-winnable deals is its wins (``klondike pool`` and the background top-up of
+    ``games.winnable_pool`` fill it). A win is handed out once, to a winnable game or
+    as a daily deal: ``handed_out_at`` marks it taken; the wins without it are the stock."""
 
     class Result(models.TextChoices):
         WIN = "win"
@@ -273,7 +275,13 @@ class SolvedDeal(models.Model):
     nodes = models.BigIntegerField(default=0)
     seconds = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
+    handed_out_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["draw", "scoring", "deal_number"], name="games_solveddeal_once")]
-        indexes = [models.Index(fields=["draw", "scoring", "result", "deal_number"])]
+        indexes = [
+            models.Index(fields=["draw", "scoring", "result", "deal_number"]),
+            # The stock, oldest first: taking a deal and counting the stock read only this.
+            models.Index(fields=["draw", "scoring", "id"], name="games_solveddeal_stock",
+                         condition=models.Q(result="win", handed_out_at__isnull=True)),
+        ]

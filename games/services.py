@@ -14,7 +14,7 @@ from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError,
 from games.engine import Game as EngineGame
 from games.engine import card_name, to_bytes
 from games.engine.views import hidden_cards, visible_cards
-from games import events, hotsql, races, solving
+from games import events, hotsql, races, winnable_pool
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor
@@ -44,9 +44,12 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
             raise ServiceError(exc.code, exc.detail) from None
         kind = Game.Kind.CASUAL
     else:
-        deal = solving.winnable_deal(draw, scoring) if winnable else DealCode.random(draw, Scoring(scoring))
+        deal = DealCode.random(draw, Scoring(scoring))
         kind = Game.Kind.RANKED if deal.scoring is Scoring.VEGAS else Game.Kind.CASUAL
     with transaction.atomic():
+        if winnable and code is None and not daily:
+            # From the stock, never a search: the game commits with the deal's mark.
+            deal = winnable_pool.take(draw, scoring)
         if day is not None:
             # Lock the day's row: of two first attempts at once, one is the ranked one.
             DailyDeal.objects.select_for_update().filter(pk=day.pk).first()

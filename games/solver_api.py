@@ -1,6 +1,6 @@
 """Hint and Complete over REST. They wait for the solver, so they are async views:
 the wait blocks neither the event loop nor the one thread that a process's sync
-views share. Authentication and CSRF are DRF's own, run briefly in a thread."""
+views share. Authentication, CSRF and the rate limits run briefly in a thread."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from games import solving
-from games.api import MOVE_ERRORS, actor_for
+from games import solver_throttle, solving
+from games.api import MOVE_ERRORS, actor_for, retry_after
 from games.errors import ServiceError
-from games.serializers import MoveResultSerializer, SeqSerializer
+from games.serializers import ErrorSerializer, MoveResultSerializer, SeqSerializer
 from games.services import Actor
 
 
@@ -32,19 +32,34 @@ class HintSerializer(serializers.Serializer):
 
 class CompleteSerializer(serializers.Serializer):
     moves_played = serializers.IntegerField()
-    result = MoveResultSerializer(allow_null=True, help_text="the result of the last move (the win)")
+    remaining = serializers.IntegerField(help_text="moves of the line left unplayed when Complete's time ran "
+                                                   "out (0 once won): ask again to finish")
+    result = MoveResultSerializer(allow_null=True, help_text="the result of the last move played (the win)")
+
+
+SOLVER_ERRORS = {
+    **MOVE_ERRORS,
+    429: OpenApiResponse(ErrorSerializer, description="`throttled`: over the player's or the address's rate "
+                                                      "of hints and Completes (THROTTLE_SOLVER, "
+                                                      "THROTTLE_SOLVER_ADDRESS); `Retry-After` says when"),
+    503: OpenApiResponse(ErrorSerializer, description="`solver_busy`: the solvers of this server are all taken; "
+                                                      "answered at once, `Retry-After` says when to try again"),
+}
 
 
 def _authenticate(request: HttpRequest) -> tuple[Actor, Any]:
+    """The actor and the body, once the request is within its rates."""
     drf_request = Request(request, parsers=[JSONParser()],
                           authenticators=[auth() for auth in api_settings.DEFAULT_AUTHENTICATION_CLASSES])
     drf_request.user  # noqa: B018 - runs the authenticators (and the CSRF check)
+    actor = actor_for(drf_request)
+    solver_throttle.check(actor.user_id, actor.guest_key, request.META.get("REMOTE_ADDR") or "unknown")
     data = drf_request.data if request.method == "POST" and request.body else {}
-    return actor_for(drf_request), data
+    return actor, data
 
 
-def _error(code: str, detail: str, status: int, **extra: Any) -> JsonResponse:
-    return JsonResponse({"error": code, "detail": detail, **extra}, status=status)
+def _error(code: str, detail: str, status: int, headers: dict[str, str] | None = None, **extra: Any) -> JsonResponse:
+    return JsonResponse({"error": code, "detail": detail, **extra}, status=status, headers=headers)
 
 
 async def _run(request: HttpRequest, work: Any) -> JsonResponse:
@@ -54,7 +69,7 @@ async def _run(request: HttpRequest, work: Any) -> JsonResponse:
             raise ServiceError("invalid", "the request body must be a JSON object")
         return JsonResponse(await work(actor, data), json_dumps_params={"default": str})
     except ServiceError as exc:
-        return _error(exc.code, exc.detail, exc.status, **exc.extra)
+        return _error(exc.code, exc.detail, exc.status, exc.headers(), **exc.extra)
     except exceptions.APIException as exc:
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else "invalid"
         return _error(code, str(exc.detail), exc.status_code)
@@ -62,7 +77,7 @@ async def _run(request: HttpRequest, work: Any) -> JsonResponse:
 
 class HintSchema(APIView):
     @extend_schema(summary="Hint: the next move of a winning line (casual games)",
-                   responses={200: HintSerializer, **MOVE_ERRORS})
+                   responses={200: HintSerializer, **SOLVER_ERRORS}, parameters=[retry_after(429, 503)])
     def get(self, request: Request, game_id: Any) -> None: ...
 
 
@@ -70,7 +85,8 @@ class CompleteSchema(APIView):
     @extend_schema(summary="Complete: play the game to a win from here",
                    description="Casual games: from any position where a win exists. Ranked games: once every card "
                                "is face up and the stock and waste are empty. Each move is an event like the "
-                               "player's own.", request=SeqSerializer, responses={200: CompleteSerializer, **MOVE_ERRORS})
+                               "player's own.", request=SeqSerializer,
+                   responses={200: CompleteSerializer, **SOLVER_ERRORS}, parameters=[retry_after(429, 503)])
     def post(self, request: Request, game_id: Any) -> None: ...
 
 

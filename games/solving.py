@@ -1,39 +1,125 @@
-"""Complete, hint and winnable deals: where the solver meets the service.
+"""Complete, hint and the solver's process pool: where the solver meets the service.
 
-The solver is CPU-bound Python, so it runs in a small process pool: a request that
-waits for it holds no database transaction and blocks neither the event loop nor the
-thread that all ``database_sync_to_async`` calls of a process share. Complete then
-applies the winning line move by move through ``services.submit_move``: every move is
-scored, counted and streamed like the player's own."""
+The solver is CPU-bound, so it runs in a small process pool: a request that waits for
+it holds no database transaction and blocks neither the event loop nor the thread that
+all ``database_sync_to_async`` calls of a process share. At most ``SOLVER_QUEUE`` jobs
+are queued or running per process; a request beyond that gets ``503 solver_busy`` at
+once, and no request waits longer than its budget plus ``QUEUE_WAIT_SECONDS``. Complete
+then applies the winning line move by move through ``services.submit_move``: every
+move is scored, counted and streamed like the player's own."""
 
 from __future__ import annotations
 
 import asyncio
-import secrets
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from games.engine import DealCode, Game as EngineGame, Scoring, from_bytes, to_bytes
 from games.errors import ServiceError
-from games.models import DailyDeal, Game, SolvedDeal
+from games.models import Game
 
+SOLVER_WORKERS = 2
 HINT_BUDGET_SECONDS = 3.0
 COMPLETE_BUDGET_SECONDS = 8.0
-WINNABLE_BUDGET_SECONDS = 2.0
-WINNABLE_TRIES = 8
+# How long a request may wait for a worker beyond its own budget before 503 solver_busy.
+QUEUE_WAIT_SECONDS = 5.0
+# A whole Complete: the wait, the search and playing the line (what is left unplayed
+# when it runs out is reported as ``remaining``).
+COMPLETE_SECONDS = 20.0
+BUSY_RETRY_AFTER_SECONDS = 5
 
 _pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def solver_pool() -> ProcessPoolExecutor:
     global _pool
-    if _pool is None:
-        _pool = ProcessPoolExecutor(max_workers=2, initializer=start_worker,
-                                    initargs=(settings.SOLVER_TABLE_CACHE_MB,))
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(max_workers=SOLVER_WORKERS, initializer=start_worker,
+                                        initargs=(settings.SOLVER_TABLE_CACHE_MB,))
+        return _pool
+
+
+def _discard_broken(pool: ProcessPoolExecutor) -> None:
+    """A worker died (killed, out of memory): the next job gets a fresh pool."""
+    global _pool
+    with _pool_lock:
+        if _pool is pool:
+            _pool = None
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+class SolverSlots:
+    """This process's admission bound: at most ``settings.SOLVER_QUEUE`` solver jobs
+    queued or running. A slot is freed when its job ends in the worker, not when the
+    request that asked for it gives up, so the count is what the pool really holds."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.busy = 0
+
+    def try_acquire(self) -> bool:
+        with self._changed:
+            if self.busy >= settings.SOLVER_QUEUE:
+                return False
+            self.busy += 1
+            return True
+
+    def acquire_when_free(self, stop: threading.Event) -> bool:
+        """For background work: wait for a slot (False if ``stop`` is set first)."""
+        with self._changed:
+            while self.busy >= settings.SOLVER_QUEUE:
+                if stop.is_set():
+                    return False
+                self._changed.wait(0.2)
+            self.busy += 1
+            return True
+
+    def release(self, _future: Future | None = None) -> None:
+        with self._changed:
+            self.busy -= 1
+            self._changed.notify_all()
+
+
+slots = SolverSlots()
+
+
+def solver_busy() -> ServiceError:
+    return ServiceError("solver_busy", "the solvers are busy right now: try again in a few seconds", 503,
+                        retry_after=BUSY_RETRY_AFTER_SECONDS)
+
+
+def submit(function: Callable[..., Any], *args: Any, stop: threading.Event | None = None) -> Future:
+    """Run ``function`` in the solver pool within the admission bound. Requests (no
+    ``stop``) get ``solver_busy`` at once when it is full; background work waits for a
+    slot until ``stop`` is set (then ``solver_busy`` too)."""
+    admitted = slots.acquire_when_free(stop) if stop is not None else slots.try_acquire()
+    if not admitted:
+        raise solver_busy()
+    for _attempt in range(2):  # a pool found broken is replaced once
+        pool = solver_pool()
+        try:
+            future = pool.submit(function, *args)
+        except (BrokenProcessPool, RuntimeError):  # RuntimeError: a pool shut down as broken
+            _discard_broken(pool)
+            continue
+        future.add_done_callback(slots.release)
+        future.add_done_callback(lambda done: _discard_if_broken(pool, done))
+        return future
+    slots.release()
+    raise solver_busy()
+
+
+def _discard_if_broken(pool: ProcessPoolExecutor, future: Future) -> None:
+    if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
+        _discard_broken(pool)
 
 
 def start_worker(table_cache_mb: int) -> None:
@@ -96,9 +182,14 @@ def _snapshot_for_solving(game_id: Any, actor: Any, purpose: str) -> tuple[bytes
     return to_bytes(engine), game.code, game.seq
 
 
-async def _solve(state: bytes, code: str, budget: float) -> dict[str, Any]:
-    loop = asyncio.get_running_loop()
-    result = await loop.run_in_executor(solver_pool(), solve_state, state, code, budget)
+async def _solve(state: bytes, code: str, budget: float, deadline: float) -> dict[str, Any]:
+    """The solver's answer for a position; ``solver_busy`` if no worker took the job
+    before ``deadline`` (``time.monotonic()``) or the pool broke."""
+    job = asyncio.wrap_future(submit(solve_state, state, code, budget))
+    try:
+        result = await asyncio.wait_for(job, timeout=max(0.0, deadline - time.monotonic()))
+    except (asyncio.TimeoutError, BrokenProcessPool):
+        raise solver_busy() from None
     if result["result"] == "lose":
         raise ServiceError("not_winnable", "there is no way to win from here: undo or start a new game", 409)
     if result["result"] != "win":
@@ -107,39 +198,28 @@ async def _solve(state: bytes, code: str, budget: float) -> dict[str, Any]:
 
 
 async def hint(game_id: Any, actor: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + HINT_BUDGET_SECONDS + QUEUE_WAIT_SECONDS
     state, code, seq = await sync_to_async(_snapshot_for_solving)(game_id, actor, "hint")
-    result = await _solve(state, code, HINT_BUDGET_SECONDS)
+    result = await _solve(state, code, HINT_BUDGET_SECONDS, deadline)
     return {"seq": seq, "move": result["moves"][0] if result["moves"] else None,
             "remaining": len(result["moves"])}
 
 
 async def complete(game_id: Any, actor: Any, seq: Any) -> dict[str, Any]:
-    """Play the game to a win from here, each move as its own event."""
+    """Play the game to a win from here, each move as its own event, within
+    ``COMPLETE_SECONDS`` in all."""
     from games.services import submit_move
 
+    started = time.monotonic()
     state, code, current = await sync_to_async(_snapshot_for_solving)(game_id, actor, "complete")
     if seq is not None and seq != current + 1:
         raise ServiceError("seq_conflict", f"the game is at event {current}: send seq {current + 1}", 409, seq=current)
-    result = await _solve(state, code, COMPLETE_BUDGET_SECONDS)
-    last = None
-    for offset, move in enumerate(result["moves"], start=1):
-        last = await sync_to_async(submit_move)(game_id, actor, move, current + offset)
-    return {"moves_played": len(result["moves"]), "result": last}
-
-
-def winnable_deal(draw: int, scoring: str) -> DealCode:
-    """A random proven-winnable deal: from the pool, or else solved on the spot."""
-    pool = (SolvedDeal.objects.filter(draw=draw, scoring=scoring, result=SolvedDeal.Result.WIN)
-            .exclude(deal_number__in=DailyDeal.objects.filter(draw=draw).values("deal_number")))
-    count = pool.count()
-    if count:
-        chosen = pool.order_by("deal_number")[secrets.randbelow(count)]
-        return DealCode(chosen.deal_number, draw, Scoring(scoring))
-    for _ in range(WINNABLE_TRIES):
-        code = DealCode.random(draw, Scoring(scoring))
-        result = solve_deal(code.number, draw, scoring, WINNABLE_BUDGET_SECONDS)
-        SolvedDeal.objects.get_or_create(draw=draw, scoring=scoring, deal_number=code.number, defaults={
-            "result": result["result"], "nodes": result["nodes"], "seconds": result["seconds"]})
-        if result["result"] == "win":
-            return code
-    raise ServiceError("no_winnable_deal", "no winnable deal could be found right now: try again", 409)
+    result = await _solve(state, code, COMPLETE_BUDGET_SECONDS,
+                          started + COMPLETE_BUDGET_SECONDS + QUEUE_WAIT_SECONDS)
+    moves, last, played = result["moves"], None, 0
+    for move in moves:
+        if time.monotonic() - started > COMPLETE_SECONDS:
+            break
+        played += 1
+        last = await sync_to_async(submit_move)(game_id, actor, move, current + played)
+    return {"moves_played": played, "remaining": len(moves) - played, "result": last}

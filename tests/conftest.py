@@ -11,3 +11,6 @@ def pytest_configure(config):
 
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
     settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    # Winnable top-ups (games.winnable_pool) run only in the tests that ask for them with
+    # override_settings: a background thread's committed rows would leak into other tests.
+    settings.WINNABLE_POOL_LOW = 0

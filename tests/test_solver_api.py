@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from games import winnable_pool
 from games.engine import Game as EngineGame
 from games.engine import Move
 from games.models import Game, Move as MoveRow, SolvedDeal
@@ -98,10 +99,16 @@ def test_only_the_player_gets_hints_and_completes():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_winnable_only_game_is_dealt_from_proven_wins():
+    """The operator's pool command stocks winnable deals (tests/test_winnable_pool.py
+    has the stock and its top-ups)."""
+    wanted = winnable_pool.DAILY_RESERVE + 1
+    call_command("klondike", "pool", "--mode", "D1N", "--count", str(wanted), "--budget-seconds", "5",
+                 stdout=StringIO())
     client = player()
     game = new_game(client, winnable=True, draw=1)
     number = Game.objects.get(pk=game["id"]).deal_number
-    assert SolvedDeal.objects.filter(draw=1, scoring="normal", deal_number=number, result="win").exists()
+    dealt = SolvedDeal.objects.get(draw=1, scoring="normal", deal_number=number)
+    assert dealt.result == "win" and dealt.handed_out_at is not None
 
 
 @pytest.mark.django_db(transaction=True)

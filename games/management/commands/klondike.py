@@ -65,7 +65,8 @@ class Command(BaseCommand):
         solve.add_argument("--json", action="store_true", help="print JSON instead of text")
         pool = sub.add_parser("pool", help="grow the pool of proven-winnable deals (resumable)")
         pool.add_argument("--mode", required=True, choices=["D1N", "D3N", "D1V", "D3V"])
-        pool.add_argument("--count", type=int, required=True, help="winnable deals wanted in the pool")
+        pool.add_argument("--count", type=int, required=True,
+                          help="winnable deals wanted in the pool (not yet handed out)")
         pool.add_argument("--budget-seconds", type=float, default=10.0)
         pool.add_argument("--max-tries", type=int, default=100_000)
 
@@ -104,9 +105,11 @@ class Command(BaseCommand):
         mode = options["mode"]
         draw, scoring = int(mode[1]), "vegas" if mode[2] == "V" else "normal"
         done = SolvedDeal.objects.filter(draw=draw, scoring=scoring)
+        # The pool is the wins not handed out yet (to a winnable game or a daily deal).
+        stock = done.filter(result=SolvedDeal.Result.WIN, handed_out_at=None)
         wanted = options["count"]
         tries = 0
-        while done.filter(result=SolvedDeal.Result.WIN).count() < wanted and tries < options["max_tries"]:
+        while stock.count() < wanted and tries < options["max_tries"]:
             number = DealCode.random(draw).number
             if done.filter(deal_number=number).exists():
                 continue
@@ -114,9 +117,9 @@ class Command(BaseCommand):
             result = solve_deal(number, draw, scoring, options["budget_seconds"])
             SolvedDeal.objects.get_or_create(draw=draw, scoring=scoring, deal_number=number, defaults={
                 "result": result["result"], "nodes": result["nodes"], "seconds": result["seconds"]})
-            self._progress(done.filter(result=SolvedDeal.Result.WIN).count(), wanted, done.count())
+            self._progress(stock.count(), wanted, done.count())
         sys.stderr.write("\n")
-        wins = done.filter(result=SolvedDeal.Result.WIN).count()
+        wins = stock.count()
         self.stdout.write(f"{mode}: {wins} proven-winnable deals in the pool ({done.count()} examined)")
 
     @staticmethod

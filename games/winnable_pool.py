@@ -1,0 +1,204 @@
+"""The stock of proven-winnable deals that ``"winnable": true`` games are dealt from.
+
+A request takes a deal from its mode's stock in one short query and never waits for the
+solver. When a mode's stock falls below ``WINNABLE_POOL_LOW``, a background thread of
+this process solves fresh random deals in the solver pool until ``WINNABLE_POOL_HIGH``:
+one top-up per mode at a time across all server processes (a lock in the Django cache)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.utils import timezone
+
+from games import solving
+from games.engine import DealCode, Scoring
+from games.errors import ServiceError
+from games.models import DailyDeal, SolvedDeal
+
+logger = logging.getLogger(__name__)
+
+MODES = ((1, "normal"), (3, "normal"), (1, "vegas"), (3, "vegas"))
+# Normal-scoring wins a winnable game never takes: the daily deals come from the same
+# wins (two a day), and this keeps a week of them even if the top-ups stall.
+DAILY_RESERVE = 7
+EMPTY_RETRY_AFTER_SECONDS = 5
+# Per deal: most deals are decided in milliseconds (docs/performance.md); the rest
+# are stored as unknown and skipped.
+TOP_UP_BUDGET_SECONDS = 2.0
+# A live top-up renews its lock after every deal; a killed one's lapses after this.
+TOP_UP_LOCK_SECONDS = 60
+# One run's longest; the next request that finds the stock low starts another.
+TOP_UP_RUN_SECONDS = 300
+
+
+def reserve(scoring: str) -> int:
+    return DAILY_RESERVE if scoring == "normal" else 0
+
+
+def unhanded(draw: int, scoring: str) -> Any:
+    """The wins of a mode no game or daily deal has been given (the stock and the reserve)."""
+    return SolvedDeal.objects.filter(draw=draw, scoring=scoring, result=SolvedDeal.Result.WIN, handed_out_at=None)
+
+
+def stock_size(draw: int, scoring: str, cap: int) -> int:
+    """How many deals a winnable game may take, counted up to ``cap`` (a bounded cost)."""
+    kept = reserve(scoring)
+    return max(0, unhanded(draw, scoring).order_by()[:cap + kept].count() - kept)
+
+
+def take(draw: int, scoring: str) -> DealCode:
+    """Hand out the mode's oldest stock deal, in the caller's transaction (the game that
+    gets it commits with the mark, or neither does). Rows another transaction holds
+    (a concurrent request, a daily deal being chosen) are skipped, not waited for.
+    ``503 no_winnable_deal`` when the stock is empty: a top-up is on its way."""
+    _check_all_modes_once()
+    kept = reserve(scoring)
+    stock = unhanded(draw, scoring).select_for_update(skip_locked=True).order_by("id").only("id", "deal_number")
+    chosen = next(iter(stock[kept:kept + 1]), None)
+    if chosen is None:
+        request_top_up(draw, scoring)
+        raise ServiceError("no_winnable_deal", "no proven-winnable deal is ready for this mode right now: "
+                           "try again in a few seconds, or start a random deal", 503,
+                           retry_after=EMPTY_RETRY_AFTER_SECONDS)
+    SolvedDeal.objects.filter(pk=chosen.pk).update(handed_out_at=timezone.now())
+    transaction.on_commit(lambda: request_top_up(draw, scoring))
+    return DealCode(chosen.deal_number, draw, Scoring(scoring))
+
+
+# -- the lock: one top-up per mode across processes ----------------------------------
+
+class TopUpLock:
+    """``cache.add`` takes it only if nobody holds it; it lapses after
+    ``TOP_UP_LOCK_SECONDS`` unless renewed, so a killed holder frees it."""
+
+    def __init__(self, draw: int, scoring: str) -> None:
+        self.key = f"winnable-top-up:D{draw}{scoring}"
+        self.token = secrets.token_hex(8)
+
+    def acquire(self) -> bool:
+        return cache.add(self.key, self.token, timeout=TOP_UP_LOCK_SECONDS)
+
+    def renew(self) -> bool:
+        if cache.get(self.key) != self.token:
+            return False  # it lapsed; another process may be topping up now
+        return cache.touch(self.key, timeout=TOP_UP_LOCK_SECONDS)
+
+    def release(self) -> None:
+        if cache.get(self.key) == self.token:
+            cache.delete(self.key)
+
+
+# -- the top-up ----------------------------------------------------------------------
+
+def top_up_if_low(draw: int, scoring: str) -> int | None:
+    """Solve fresh deals until the stock is full again, if it is below the low-water
+    mark. The number of wins added; ``None`` when another top-up holds the mode's lock."""
+    low, high = settings.WINNABLE_POOL_LOW, settings.WINNABLE_POOL_HIGH
+    if _stop.is_set() or low == 0 or stock_size(draw, scoring, low) >= low:
+        return 0
+    lock = TopUpLock(draw, scoring)
+    if not lock.acquire():
+        return None
+    try:
+        return _fill(draw, scoring, high, lock)
+    finally:
+        lock.release()
+
+
+def _fill(draw: int, scoring: str, high: int, lock: TopUpLock) -> int:
+    added, started = 0, time.monotonic()
+    while (stock_size(draw, scoring, high) < high and not _stop.is_set()
+           and time.monotonic() - started < TOP_UP_RUN_SECONDS):
+        number = DealCode.random(draw).number
+        # Never a deal already examined, nor a daily deal (a day without a stock
+        # gets a deal the solver has not seen).
+        if (SolvedDeal.objects.filter(draw=draw, scoring=scoring, deal_number=number).exists()
+                or DailyDeal.objects.filter(deal_number=number).exists()):
+            continue
+        try:
+            job = solving.submit(solving.solve_deal, number, draw, scoring, TOP_UP_BUDGET_SECONDS, stop=_stop)
+        except ServiceError:  # stopped while waiting for a solver slot
+            break
+        result = job.result(timeout=TOP_UP_BUDGET_SECONDS + TOP_UP_LOCK_SECONDS)
+        _, created = SolvedDeal.objects.get_or_create(draw=draw, scoring=scoring, deal_number=number, defaults={
+            "result": result["result"], "nodes": result["nodes"], "seconds": result["seconds"]})
+        if created and result["result"] == SolvedDeal.Result.WIN:
+            added += 1
+        if not lock.renew():
+            break
+    return added
+
+
+# -- the background thread -------------------------------------------------------------
+
+_state = threading.Condition()
+_queue: deque[tuple[int, str]] = deque()
+_runner: threading.Thread | None = None
+_stop = threading.Event()
+_checked = False
+
+
+def request_top_up(draw: int, scoring: str) -> None:
+    """Have this process's top-up thread check the mode (at most once queued per mode)."""
+    global _runner
+    with _state:
+        if (draw, scoring) in _queue:
+            return
+        _queue.append((draw, scoring))
+        if _runner is None or not _runner.is_alive():
+            # A daemon thread: a process that exits does not wait for a top-up.
+            _runner = threading.Thread(target=_run, name="winnable-top-up", daemon=True)
+            _runner.start()
+        _state.notify_all()
+
+
+def _check_all_modes_once() -> None:
+    """The first winnable request a process serves checks every mode's stock."""
+    global _checked
+    if not _checked:
+        _checked = True
+        for draw, scoring in MODES:
+            request_top_up(draw, scoring)
+
+
+def _run() -> None:
+    while True:
+        with _state:
+            _state.wait_for(lambda: bool(_queue))
+            draw, scoring = _queue[0]
+        try:
+            if not _stop.is_set():
+                top_up_if_low(draw, scoring)
+        except Exception:  # noqa: BLE001 - logged; a top-up never fails a request
+            logger.exception("the winnable top-up of D%s %s failed", draw, scoring)
+        finally:
+            connection.close()
+            with _state:
+                _queue.popleft()
+                _state.notify_all()
+
+
+def wait_until_idle(timeout: float) -> bool:
+    """Wait until no top-up is queued or running in this process (tests, shutdown)."""
+    with _state:
+        return _state.wait_for(lambda: not _queue, timeout=timeout)
+
+
+def stop_top_ups(timeout: float = 60.0) -> bool:
+    """Stop this process's top-ups after the deal each is solving; drop queued ones."""
+    global _checked
+    _stop.set()
+    try:
+        return wait_until_idle(timeout)
+    finally:
+        _stop.clear()
+        _checked = False
