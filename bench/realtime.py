@@ -513,7 +513,7 @@ class Worker:
                     "moves": seq, "at": "2025-01-01T00:00:00.000000+00:00", "view": self.view,
                     "status": "live", "id": f"{p.index}:{seq}", "t": now}
         move = {"type": "draw"} if p.stock > 0 else {"type": "recycle"}
-        return {"type": "move", "move": move, "seq": seq, "id": f"{p.index}:{seq}", "t": now}
+        return {"type": "move", "move": move, "seq": seq, "id": f"{p.index}:{seq}"}  # the schema takes no more
 
     async def play(self, p: PlayerState, start: float, end: float) -> None:
         period = 1.0 / self.spec["rate"]

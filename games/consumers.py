@@ -22,15 +22,15 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import events, races, services, viewer_policy
+from games import events, races, services, socket_protocol, viewer_policy
 from games.models import Game, Race
+from games.socket_protocol import FrameError
 from games.streams import GameStream
 from games.presence import HEARTBEAT_SECONDS, presence
 from games.services import Actor, ServiceError
 
 logger = logging.getLogger(__name__)
 
-MAX_FRAME_BYTES = 4096
 RATE_PER_SECOND = 20.0
 RATE_BURST = 40.0
 MAX_VIOLATIONS = 50
@@ -42,8 +42,11 @@ CLOSE_ABUSE = 4429
 
 
 class ProtocolConsumer(AsyncWebsocketConsumer):
-    """JSON frames with a size limit, a per-connection token bucket and error events
-    that never end the connection, except for sustained abuse."""
+    """JSON frames checked against the endpoint's schema (games.socket_protocol), a
+    per-connection token bucket and error events that never end the connection,
+    except for sustained abuse: every refused frame is a violation."""
+
+    frames: dict[str, socket_protocol.Frame] = socket_protocol.PING_ONLY
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Run the message's handler; a bug in one handler costs one error event, not
@@ -83,22 +86,17 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         await super().websocket_connect(message)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None:
-            return await self.refuse("bad_frame", "frames are JSON text, not binary")
-        if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
-            return await self.refuse("frame_too_large", f"frames are limited to {MAX_FRAME_BYTES} bytes")
-        if not self.take_token():
-            return await self.refuse("rate_limited", f"at most {RATE_PER_SECOND:g} messages a second")
+        """Handlers get frames of their endpoint's schema only; anything else is
+        refused here and counts toward the violation limit."""
         try:
-            data = json.loads(text_data)
-        except ValueError:
-            return await self.refuse("bad_json", "the frame is not valid JSON")
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            return await self.refuse("bad_message", 'a message is a JSON object with a "type"')
-        handler = getattr(self, "on_" + data["type"], None) if data["type"].isidentifier() else None
-        if handler is None:
-            return await self.refuse("unknown_type", f"unknown message type {data['type'][:40]!r}", data)
-        await handler(data)
+            if not self.take_token():
+                raise FrameError("rate_limited", f"at most {RATE_PER_SECOND:g} messages a second")
+            if text_data is None:
+                raise FrameError("bad_frame", "frames are JSON text, not binary")
+            frame_type, data = socket_protocol.read_frame(text_data, self.frames)
+        except FrameError as error:
+            return await self.violation(error)
+        await getattr(self, "on_" + frame_type)(data)
 
     async def on_ping(self, data: dict[str, Any]) -> None:
         await self.send_json({"type": "pong", "id": data.get("id")})
@@ -112,15 +110,26 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         self.tokens -= 1
         return True
 
+    async def violation(self, error: FrameError) -> None:
+        """A refused frame: its error event, and the socket closed at the limit."""
+        self.violations += 1
+        await self.send_json(error.event())
+        if self.violations >= MAX_VIOLATIONS:
+            await self.close(code=CLOSE_ABUSE)
+
     async def refuse(self, code: str, detail: str, data: dict[str, Any] | None = None, **extra: Any) -> None:
-        if code in {"bad_frame", "frame_too_large", "rate_limited", "bad_json", "bad_message"}:
-            self.violations += 1
+        """A valid frame whose request is refused (an illegal move, a stale seq): not
+        a protocol violation."""
         message = {"type": "error", "error": code, "detail": detail, **extra}
         if data is not None and "id" in data:
             message["id"] = data["id"]
         await self.send_json(message)
-        if self.violations >= MAX_VIOLATIONS:
-            await self.close(code=CLOSE_ABUSE)
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        # Frames may still arrive before the client sees the close; a consumer that
+        # closed itself half set up (4404, 4403) must not run handlers on them.
+        self.frames = {}
+        await super().close(code=code, reason=reason)
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content, default=str))
@@ -167,6 +176,8 @@ def load_game(game_id: str, actor: Actor) -> tuple[Game | None, viewer_policy.Si
 class GameConsumer(ProtocolConsumer):
     """``/ws/games/<id>/?since=N``: the player plays here; anyone with the link
     watches. A snapshot (or the missed events) first, then every event live."""
+
+    frames = socket_protocol.GAME_FRAMES
 
     async def connect(self) -> None:
         self.game_id = str(self.scope["url_route"]["kwargs"]["game_id"])
@@ -219,16 +230,15 @@ class GameConsumer(ProtocolConsumer):
             await self.send_json(message)
 
     async def on_sync(self, data: dict[str, Any]) -> None:
-        since = data.get("since")
         if self.stream.delay:
             return await self.send_all(await self.stream.start())
-        await self.send_all(await self.stream.start(since if isinstance(since, int) and not isinstance(since, bool) else None))
+        await self.send_all(await self.stream.start(data.get("since")))
 
     async def on_move(self, data: dict[str, Any]) -> None:
-        await self.play(data, lambda actor: services.submit_move(self.game_id, actor, data.get("move"), data.get("seq")))
+        await self.play(data, lambda actor: services.submit_move(self.game_id, actor, data["move"], data["seq"]))
 
     async def on_undo(self, data: dict[str, Any]) -> None:
-        await self.play(data, lambda actor: services.submit_move(self.game_id, actor, {"type": "undo"}, data.get("seq")))
+        await self.play(data, lambda actor: services.submit_move(self.game_id, actor, {"type": "undo"}, data["seq"]))
 
     async def on_resign(self, data: dict[str, Any]) -> None:
         await self.play(data, lambda actor: services.resign(self.game_id, actor, data.get("seq")))
@@ -284,6 +294,7 @@ class LobbyConsumer(ProtocolConsumer):
     (at most once a second, however busy the site is)."""
 
     REFRESH_SECONDS = 1.0
+    frames = socket_protocol.LOBBY_FRAMES
 
     async def connect(self) -> None:
         self.pending: asyncio.Future | None = None
@@ -332,6 +343,8 @@ class RaceConsumer(ProtocolConsumer):
     """``/ws/races/<id>/``: the race room. The race's state on every change, the
     countdown, and every racer's board live (spectators with the race's delay).
     Racers may join, mark ready, play and resign from here."""
+
+    frames = socket_protocol.RACE_FRAMES
 
     async def connect(self) -> None:
         self.race_id = str(self.scope["url_route"]["kwargs"]["race_id"])
@@ -435,10 +448,10 @@ class RaceConsumer(ProtocolConsumer):
         await self.act(data, races.leave_race)
 
     async def on_ready(self, data: dict[str, Any]) -> None:
-        await self.act(data, races.set_ready, data.get("ready", True) is not False)
+        await self.act(data, races.set_ready, data.get("ready", True))
 
     async def on_resign(self, data: dict[str, Any]) -> None:
-        await self.act(data, races.resign_race)
+        await self.act(data, races.resign_race, data.get("seq"))
 
     async def on_move(self, data: dict[str, Any]) -> None:
-        await self.act(data, races.play_in_race, data.get("move"), data.get("seq"))
+        await self.act(data, races.play_in_race, data["move"], data["seq"])

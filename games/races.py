@@ -198,10 +198,10 @@ def _racer_game_id(race_id: Any, user: Any) -> Any:
     return entry.game_id
 
 
-def resign_race(race_id: Any, user: Any) -> dict[str, Any]:
+def resign_race(race_id: Any, user: Any, seq: Any = None) -> dict[str, Any]:
     from games.services import resign
 
-    return resign(_racer_game_id(race_id, user), Actor(user_id=user.pk))
+    return resign(_racer_game_id(race_id, user), Actor(user_id=user.pk), seq)
 
 
 def ranking_key(entry: RaceEntry) -> tuple:

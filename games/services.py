@@ -128,14 +128,20 @@ def _previous_result(game: Game, seq: int, submitted: dict[str, Any]) -> dict[st
     )
 
 
+def check_seq(seq: Any) -> None:
+    """Every caller (REST, sockets, races, scripts) gets ``bad_seq`` for a seq that is
+    not a positive integer, never a TypeError from comparing it."""
+    if type(seq) is not int or seq < 1:
+        raise ServiceError("bad_seq", "seq must be a positive integer: the last event number you saw, plus one")
+
+
 def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[str, Any]:
     """Apply one move in the engine's wire format as event number ``seq``."""
     try:
         move = EngineMove.from_json(data)
     except MoveError as exc:
         raise ServiceError(exc.code, exc.detail) from None
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
-        raise ServiceError("bad_seq", "seq must be a positive integer: the last event number you saw, plus one")
+    check_seq(seq)
     submitted = move.to_json()
     try:
         return _apply_move(game_id, actor, move, submitted, seq)
@@ -202,7 +208,10 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
 
 
 def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]:
-    """Give up a live game. The resignation is an event of the game's stream."""
+    """Give up a live game. The resignation is an event of the game's stream;
+    ``seq`` (optional) makes a retry safe, as for a move."""
+    if seq is not None:
+        check_seq(seq)
     with transaction.atomic():
         game = _locked_game(game_id, actor)
         if seq is not None and seq != game.seq + 1:

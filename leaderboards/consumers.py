@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 from games.dbthreads import db_async
 
 from games.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
+from games.socket_protocol import LEADERBOARD_FRAMES
 from leaderboards import services
 
 
@@ -35,6 +36,7 @@ def board_spec(query: dict[str, list[str]]) -> tuple[str, Any] | None:
 
 class BoardConsumer(ProtocolConsumer):
     REFRESH_SECONDS = 1.0
+    frames = LEADERBOARD_FRAMES
 
     async def connect(self) -> None:
         self.pending: asyncio.Future | None = None

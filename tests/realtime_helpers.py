@@ -451,10 +451,14 @@ class Client:
 
     async def send(self, data: dict[str, Any]) -> None:
         """Send a frame; a connection that is gone raises :class:`Closed`."""
+        await self.send_text(json.dumps(data))
+
+    async def send_text(self, text: str) -> None:
+        """Send a text frame as it is (not necessarily JSON)."""
         from websockets.exceptions import ConnectionClosed
 
         try:
-            await self.conn.send(json.dumps(data))
+            await self.conn.send(text)
         except ConnectionClosed:
             raise Closed(self.conn.close_code or 1006) from None
 
