@@ -13,13 +13,17 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from accounts.ws_auth import AuthStack  # noqa: E402
+from config.security_headers import WebSocketSecurityHeaders, forward_accept_headers_in_daphne  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+forward_accept_headers_in_daphne()
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
+        # The origin check stays outermost: a foreign page's socket is refused first.
         "websocket": AllowedHostsOriginValidator(
-            AuthStack(URLRouter(websocket_urlpatterns))
+            WebSocketSecurityHeaders(AuthStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -328,13 +328,13 @@ def database_url(settings_dict: dict[str, Any]) -> str:
 class Daphne:
     """One Daphne process serving config.asgi:application on a free port."""
 
-    def __init__(self, db_url: str, redis_url: str) -> None:
+    def __init__(self, db_url: str, redis_url: str, extra_env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix=f"daphne-{self.port}-", suffix=".log", delete=False)
         env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": redis_url,
                "SECRET_KEY": os.environ.get("SECRET_KEY") or "insecure-test-only-key",
                "ALLOWED_HOSTS": "127.0.0.1,localhost", "DEBUG": "false",
-               "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1"}
+               "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1", **(extra_env or {})}
         daphne = ROOT / ".venv" / "bin" / "daphne"
         launcher = [str(daphne)] if daphne.exists() else [sys.executable, "-m", "daphne"]
         command = [*launcher, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"]
