@@ -281,7 +281,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.security_headers.ContentSecurityPolicyMiddleware",
-    # Outside every other middleware: it sees their error pages too (config/api_errors.py).
+    # Outside the rest, so it sees their error pages too; inside the two above, so its
+    # answers get their headers (config/api_errors.py).
     "config.api_errors.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
