@@ -29,15 +29,20 @@ User = get_user_model()
 USERNAME_HELP = "3–30 letters, digits, '_' or '-'; unique regardless of case"
 
 
+def password_field(**options: Any) -> serializers.CharField:
+    """A password taken exactly as typed: DRF trims a CharField unless told not to."""
+    return serializers.CharField(max_length=128, write_only=True, trim_whitespace=False, **options)
+
+
 class SignUpSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[A-Za-z0-9_-]{3,30}$", help_text=USERNAME_HELP)
-    password = serializers.CharField(min_length=8, max_length=128, write_only=True)
+    password = password_field(min_length=8)
     email = serializers.EmailField(required=False, allow_blank=True)
 
 
 class LogInSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, write_only=True)
+    password = password_field()
 
 
 class ProfileUpdateSerializer(serializers.Serializer):

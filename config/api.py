@@ -10,6 +10,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.api_errors import ERRORS, is_api, not_found_detail
 from games.services import ServiceError
 
 
@@ -45,9 +46,9 @@ def error_response(code: str, detail: str, status_code: int) -> JsonResponse:
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """JSON under /api/, the ordinary page elsewhere."""
-    if not request.path.startswith("/api/"):
+    if not is_api(request):
         return defaults.page_not_found(request, exception or Http404())
-    return error_response("not_found", "there is nothing at this address", status.HTTP_404_NOT_FOUND)
+    return error_response("not_found", not_found_detail(request), status.HTTP_404_NOT_FOUND)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
@@ -58,5 +59,8 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
     return error_response("forbidden", "you may not do this", status.HTTP_403_FORBIDDEN)
 
 
-def server_error(request: HttpRequest) -> JsonResponse:
-    return error_response("server_error", "something went wrong on our side", 500)
+def server_error(request: HttpRequest) -> HttpResponse:
+    """JSON under /api/, the ordinary page elsewhere."""
+    if not is_api(request):
+        return defaults.server_error(request)
+    return error_response(*ERRORS[500], status.HTTP_500_INTERNAL_SERVER_ERROR)

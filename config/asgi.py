@@ -14,14 +14,18 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from accounts.ws_auth import AuthStack  # noqa: E402
 from config.client_address import ClientAddressMiddleware  # noqa: E402
+from config.security_headers import WebSocketSecurityHeaders, forward_accept_headers_in_daphne  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
-# The real client (TRUSTED_PROXIES) before anything reads the scope.
+forward_accept_headers_in_daphne()
+
+# The real client and scheme (TRUSTED_PROXIES) before anything reads the scope.
 application = ClientAddressMiddleware(ProtocolTypeRouter(
     {
         "http": django_asgi_app,
+        # The origin check stays outermost: a foreign page's socket is refused first.
         "websocket": AllowedHostsOriginValidator(
-            AuthStack(URLRouter(websocket_urlpatterns))
+            WebSocketSecurityHeaders(AuthStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 ))

@@ -27,6 +27,9 @@ ACCESS_LOG      bool, default false: one log line per request and socket (klondi
 SOLVER_QUEUE    int, solver jobs queued or running per process, default 4
 THROTTLE_SOLVER, THROTTLE_SOLVER_ADDRESS  hints and Completes per player / per address
 WINNABLE_POOL_LOW, WINNABLE_POOL_HIGH  the stock of winnable deals per mode: top-up marks
+HTTPS           bool, default false: TLS is in front (secure cookies, HSTS, http redirected)
+HSTS_SECONDS    int, default one year with HTTPS, else 0
+HSTS_PRELOAD    bool, default false
 """
 
 from __future__ import annotations
@@ -313,6 +316,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "csp",
     "games",
     "accounts",
     "leaderboards",
@@ -321,9 +325,13 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.security_headers.ContentSecurityPolicyMiddleware",
+    # Outside the rest, so it sees their error pages too; inside the two above, so its
+    # answers get their headers (config/api_errors.py).
+    "config.api_errors.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "config.api_errors.CommonMiddleware",  # Django's, without slash redirects under /api/
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -421,6 +429,53 @@ STORAGES = {
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+# ---------------------------------------------------------------------------
+# TLS and security headers
+# ---------------------------------------------------------------------------
+
+# HTTPS=true says TLS is in front of the service: cookies travel over https only,
+# browsers are told to use nothing else (HSTS) and plain http is redirected, except
+# /healthz (probes on the private port). Django knows a request came over https from
+# the ASGI scope's scheme (set from X-Forwarded-Proto by the trusted-proxy middleware
+# only), so SECURE_PROXY_SSL_HEADER stays unset.
+HTTPS = env_bool("HTTPS", False)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+# Preloading binds every browser for months and is undone only slowly: the operator's
+# choice. Django's deploy check warns while it is off (W021); off is the decision here.
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+
+SESSION_COOKIE_HTTPONLY = True
+# The csrftoken cookie stays readable: the web app sends its value in X-CSRFToken.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# Same-origin requests keep their Referer (Django's CSRF check over https reads it);
+# other sites get none (game and race addresses carry their ids).
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# No inline script or style anywhere (the Swagger UI included: its split view loads its
+# set-up script from a URL). connect-src also gets this host's ws:/wss: origin per
+# request (config.security_headers).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 LOGGING = {
     "version": 1,

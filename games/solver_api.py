@@ -62,6 +62,12 @@ def _error(code: str, detail: str, status: int, headers: dict[str, str] | None =
     return JsonResponse({"error": code, "detail": detail, **extra}, status=status, headers=headers)
 
 
+def _method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
+    response = _error("method_not_allowed", f"{request.method} is not allowed here; allowed: {allowed}", 405)
+    response["Allow"] = allowed
+    return response
+
+
 async def _run(request: HttpRequest, work: Any) -> JsonResponse:
     try:
         actor, data = await sync_to_async(_authenticate)(request)
@@ -93,14 +99,14 @@ class CompleteSchema(APIView):
 @csrf_exempt  # DRF's session authentication enforces CSRF, as for every API view
 async def hint_view(request: HttpRequest, game_id: Any) -> JsonResponse:
     if request.method != "GET":
-        return _error("method_not_allowed", f"{request.method} is not allowed here", 405)
+        return _method_not_allowed(request, "GET")
     return await _run(request, lambda actor, data: solving.hint(game_id, actor))
 
 
 @csrf_exempt
 async def complete_view(request: HttpRequest, game_id: Any) -> JsonResponse:
     if request.method != "POST":
-        return _error("method_not_allowed", f"{request.method} is not allowed here", 405)
+        return _method_not_allowed(request, "POST")
 
     async def work(actor: Actor, data: dict[str, Any]) -> dict[str, Any]:
         seq = data.get("seq")

@@ -5,7 +5,9 @@ Import the fixtures into a test module::
 
     from tests.browser_helpers import chromium, daphne_server  # noqa: F401 (fixtures)
 
-Screenshots go to ``test-artifacts/`` (gitignored).
+Screenshots go to ``test-artifacts/`` (gitignored). Pass ``wait_for_function`` a function
+(``"() => …"``), not an expression: Playwright evals an expression inside the page, and
+the Content-Security-Policy forbids eval.
 """
 
 from __future__ import annotations

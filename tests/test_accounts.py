@@ -199,6 +199,21 @@ def test_an_inactive_account_cannot_log_in():
     assert_error(login(Client(), "ivan"), 400, "bad_credentials")
 
 
+SPACED = "  pass phrase  "  # spaces around, as typed
+
+
+@pytest.mark.django_db
+def test_passwords_are_taken_exactly_as_typed(client):
+    assert signup(client, "jules", SPACED).status_code == 201
+    assert User.objects.get(username="jules").check_password(SPACED)
+    assert_error(login(Client(), "jules", SPACED.strip()), 400, "bad_credentials")
+    assert login(Client(), "jules", SPACED).status_code == 200
+    # And the other way round: spaces typed around a password that has none do not match.
+    User.objects.create_user("kim", "", SPACED.strip())
+    assert_error(login(Client(), "kim", SPACED), 400, "bad_credentials")
+    assert login(Client(), "kim", SPACED.strip()).status_code == 200
+
+
 @pytest.mark.django_db
 def test_log_out_ends_the_session(client):
     assert signup(client, "judy").status_code == 201
@@ -336,6 +351,19 @@ def test_admin_add_user_form_refuses_a_case_variant(client):
     })
     assert response.status_code == 200  # the form again, with an error; not a 500
     assert User.objects.filter(username__iexact="root").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_admin_takes_passwords_exactly_as_typed():
+    User.objects.create_superuser("rooty", "rooty@example.com", SPACED)
+    refused = Client().post("/admin/login/?next=/admin/", {"username": "rooty", "password": SPACED.strip()})
+    assert refused.status_code == 200  # the form again
+    admin = Client()
+    assert admin.post("/admin/login/?next=/admin/", {"username": "rooty", "password": SPACED}).status_code == 302
+    admin.post("/admin/accounts/user/add/", {
+        "username": "lena", "password1": SPACED, "password2": SPACED, "usable_password": "true",
+    })
+    assert User.objects.get(username="lena").check_password(SPACED)
 
 
 def test_admin_requires_staff(client, django_user_model, db):

@@ -37,7 +37,7 @@ def test_race_with_two_players_and_a_spectator(chromium, daphne_server):
         for page in (alice, bob, spectator):
             page.wait_for_selector("#players li[data-player=bob]")
         # The spectator is counted (the count is pushed to everyone in the room).
-        spectator.wait_for_function("Number(document.querySelector('#watchers').textContent) >= 1")
+        spectator.wait_for_function("() => Number(document.querySelector('#watchers').textContent) >= 1")
         shot(spectator, "race-lobby-spectator")
 
         alice.click("button:has-text(\"I'm ready\")")
@@ -52,7 +52,7 @@ def test_race_with_two_players_and_a_spectator(chromium, daphne_server):
             # During the countdown a move is refused with the server's reason and snaps back
             # (unless a slow machine let the countdown run out meanwhile).
             alice.click("#board [data-testid=stock]")
-            alice.wait_for_function("document.querySelector('#message').textContent.includes('not started')"
+            alice.wait_for_function("() => document.querySelector('#message').textContent.includes('not started')"
                                     " || document.querySelector('#board').dataset.seq === '1'")
             if alice.get_attribute("#board", "data-seq") == "0":
                 shot(alice, "race-countdown-alice")

@@ -1,0 +1,78 @@
+"""Every answer under /api/ is JSON in the error shape, whoever wrote it: Django's own
+404, 405 and 500 (its debug pages under DEBUG), a failure in a middleware. And no
+slash redirects under /api/: a redirect drops a POST's body (under DEBUG it raises)."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponseBase
+from django.middleware import common
+from django.urls import is_valid_path
+from django.utils.deprecation import MiddlewareMixin
+
+API_PREFIX = "/api/"
+
+# The code and sentence of an error response that did not come as JSON.
+ERRORS = {
+    400: ("bad_request", "the request could not be understood"),
+    403: ("forbidden", "you may not do this"),
+    404: ("not_found", "there is nothing at this address"),
+    405: ("method_not_allowed", "this method is not allowed here"),
+    406: ("not_acceptable", "the Accept header excludes JSON"),
+    413: ("too_large", "the request is too large"),
+    415: ("unsupported_media_type", "send the body as application/json"),
+    429: ("throttled", "too many requests: wait and try again"),
+    500: ("server_error", "something went wrong on our side"),
+}
+OTHER_ERROR = ("error", "the request failed")
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith(API_PREFIX)
+
+
+def not_found_detail(request: HttpRequest) -> str:
+    """Names the address with a slash when only that one exists (no redirect under /api/)."""
+    path = request.path_info
+    if settings.APPEND_SLASH and not path.endswith("/") and is_valid_path(f"{path}/", getattr(request, "urlconf", None)):
+        return f"there is nothing at this address; {request.path}/ (with the slash) exists"
+    return ERRORS[404][1]
+
+
+def error_detail(request: HttpRequest, response: HttpResponseBase) -> tuple[str, str]:
+    code, detail = ERRORS.get(response.status_code, OTHER_ERROR)
+    if response.status_code == 404:
+        detail = not_found_detail(request)
+    elif response.status_code == 405:
+        detail = f"{request.method} is not allowed here"
+        if response.has_header("Allow"):
+            detail += f"; allowed: {response['Allow']}"
+    return code, detail
+
+
+class JsonApiErrorsMiddleware(MiddlewareMixin):
+    """Rewrites an error answer under /api/ that is not JSON into the error shape.
+
+    The response object is kept (only its body and type change), so headers set on it
+    on the way out (Allow, Retry-After, cookies, the security headers) stay."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if (response.status_code < 400 or not is_api(request) or response.streaming
+                or response.get("Content-Type", "").startswith("application/json")):
+            return response
+        code, detail = error_detail(request, response)
+        response.content = json.dumps({"error": code, "detail": detail}).encode()
+        response["Content-Type"] = "application/json"
+        if response.has_header("Content-Length"):
+            response["Content-Length"] = str(len(response.content))
+        return response
+
+
+class CommonMiddleware(common.CommonMiddleware):
+    """Django's, without the slash redirect under /api/: there the 404 says which
+    address exists instead (see :func:`not_found_detail`)."""
+
+    def should_redirect_with_slash(self, request: HttpRequest) -> bool:
+        return not is_api(request) and super().should_redirect_with_slash(request)
