@@ -16,6 +16,7 @@ address is always allowed.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from dataclasses import dataclass
@@ -51,12 +52,16 @@ class Refusal:
 
 
 def _name(username: Any) -> str:
-    # Case-insensitive names: "Alice" and "alice" are one account (and one counter,
-    # whether or not the account exists, so the answer reveals nothing).
-    return str(username or "").strip().lower()[:150]
+    """The account's counter name: case-insensitive ("Alice" and "alice" are one
+    account), counted whether or not the account exists (the answer reveals nothing),
+    and hashed, so that any text makes a safe cache key."""
+    folded = str(username or "").strip().lower()[:150]
+    return hashlib.sha256(folded.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _keys(username: str, address: str) -> tuple[str, str, str]:
+def counter_keys(username: Any, address: str) -> tuple[str, str, str]:
+    """The cache keys of the address's failures on the account, the account's
+    failures from anywhere, and the address being known to the account."""
     name = _name(username)
     return f"login:fail:{name}:{address}", f"login:attack:{name}", f"login:known:{name}:{address}"
 
@@ -69,7 +74,7 @@ def backoff_seconds(failures: int, free: int) -> int:
 
 
 def _free_failures(username: str, address: str) -> int:
-    _, attack_key, known_key = _keys(username, address)
+    _, attack_key, known_key = counter_keys(username, address)
     if (cache.get(attack_key) or 0) >= ATTACK_FAILURES and not cache.get(known_key):
         return 1
     return FREE_FAILURES
@@ -77,7 +82,7 @@ def _free_failures(username: str, address: str) -> int:
 
 def check(username: Any, address: str) -> Refusal | None:
     """Whether a log-in as ``username`` from ``address`` may be tried now."""
-    pair_key, _, _ = _keys(username, address)
+    pair_key, _, _ = counter_keys(username, address)
     failures, last = cache.get(pair_key) or (0, 0.0)
     wait = backoff_seconds(failures, _free_failures(username, address))
     remaining = last + wait - time.time()
@@ -89,7 +94,7 @@ def check(username: Any, address: str) -> Refusal | None:
 
 
 def record_failure(username: Any, address: str) -> None:
-    pair_key, attack_key, _ = _keys(username, address)
+    pair_key, attack_key, _ = counter_keys(username, address)
     failures, _ = cache.get(pair_key) or (0, 0.0)
     cache.set(pair_key, (failures + 1, time.time()), PAIR_MEMORY_SECONDS)
     if not cache.add(attack_key, 1, ATTACK_WINDOW_SECONDS):
@@ -100,7 +105,7 @@ def record_failure(username: Any, address: str) -> None:
 
 
 def record_success(username: Any, address: str) -> None:
-    pair_key, _, known_key = _keys(username, address)
+    pair_key, _, known_key = counter_keys(username, address)
     cache.delete(pair_key)
     cache.set(known_key, True, KNOWN_ADDRESS_SECONDS)
 

@@ -37,7 +37,7 @@ def fail(username: str, address: str, times: int) -> list[int]:
 
 def age_failures(username: str, address: str, seconds: float) -> None:
     """Move the last failure into the past, as if ``seconds`` had gone by."""
-    key = f"login:fail:{username.lower()}:{address}"
+    key = login_guard.counter_keys(username, address)[0]
     failures, last = cache.get(key)
     cache.set(key, (failures, last - seconds), 3600)
 
@@ -66,6 +66,15 @@ def test_a_success_clears_the_addresss_failures():
     fail("olga", OWNER, 4)
     assert login("olga", PASSWORD, OWNER).status_code == 200
     assert fail("olga", OWNER, 5) == [400] * 5
+
+
+def test_any_name_makes_a_safe_counter_and_case_does_not_matter():
+    fail("Olga", ATTACKER, 5)
+    assert login("OLGA", "x-password", ATTACKER).status_code == 429
+    odd = "%s %s\u0002\U0010dece:" * 20
+    fail(odd, "198.51.100.67", 5)  # another address: the rate per address stays out of it
+    assert login(odd, "x-password", "198.51.100.67").json()["error"] == "login_backoff"
+    assert all(len(key) < 120 for key in login_guard.counter_keys(odd, ATTACKER))
 
 
 def test_names_that_do_not_exist_are_counted_alike():
