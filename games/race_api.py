@@ -27,6 +27,9 @@ class CreateRaceSerializer(serializers.Serializer):
     time_limit = serializers.IntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
     spectator_delay = serializers.IntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
                                                help_text="spectators see each board this many moves late")
+    rated = serializers.BooleanField(default=True, help_text="the result changes the racers' ratings")
+    open_boards = serializers.BooleanField(default=False, help_text="unrated races only: every card is named to "
+                                           "everyone live (otherwise a racer sees only the cards they have seen)")
 
 
 class ReadySerializer(serializers.Serializer):
@@ -56,6 +59,9 @@ class RaceSerializer(serializers.Serializer):
     public = serializers.BooleanField()
     time_limit = serializers.IntegerField()
     spectator_delay = serializers.IntegerField()
+    rated = serializers.BooleanField()
+    open_boards = serializers.BooleanField(help_text="every card named live; otherwise cards a viewer has not seen "
+                                           "are sent as \"??\" (docs/realtime.md, fair races)")
     phase = serializers.ChoiceField(choices=["open", "countdown", "running", "finished", "cancelled"])
     code = serializers.CharField(allow_null=True, help_text="revealed when the race is finished")
     created_at = serializers.DateTimeField()
