@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_input import StrictBooleanField, StrictChoiceField, StrictIntegerField, StrictSerializer
 from games import races
 from games.api import ERRORS, MOVE_ERRORS, actor_for, validated
 from games.errors import ServiceError
@@ -19,18 +20,18 @@ from games.models import Race
 from games.serializers import ErrorSerializer, MoveResultSerializer
 
 
-class CreateRaceSerializer(serializers.Serializer):
-    draw = serializers.ChoiceField(choices=[1, 3], default=1)
-    scoring = serializers.ChoiceField(choices=["normal", "vegas"], default="normal")
-    max_players = serializers.IntegerField(min_value=races.MIN_PLAYERS, max_value=races.MAX_PLAYERS, default=races.MAX_PLAYERS)
-    public = serializers.BooleanField(default=True, help_text="listed in the lobby; private races need the link")
-    time_limit = serializers.IntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
-    spectator_delay = serializers.IntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
-                                               help_text="spectators see each board this many moves late")
+class CreateRaceSerializer(StrictSerializer):
+    draw = StrictChoiceField(choices=[1, 3], default=1)
+    scoring = StrictChoiceField(choices=["normal", "vegas"], default="normal")
+    max_players = StrictIntegerField(min_value=races.MIN_PLAYERS, max_value=races.MAX_PLAYERS, default=races.MAX_PLAYERS)
+    public = StrictBooleanField(default=True, help_text="listed in the lobby; private races need the link")
+    time_limit = StrictIntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
+    spectator_delay = StrictIntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
+                                         help_text="spectators see each board this many moves late")
 
 
-class ReadySerializer(serializers.Serializer):
-    ready = serializers.BooleanField(default=True)
+class ReadySerializer(StrictSerializer):
+    ready = StrictBooleanField(default=True)
 
 
 class EntrySerializer(serializers.Serializer):
