@@ -9,7 +9,7 @@ from django.contrib.auth import authenticate, get_user_model, login, logout, pas
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.middleware.csrf import get_token
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -19,7 +19,8 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts import login_guard
-from games.api import GUEST_SESSION_KEY, validated
+from config.api_input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
+from games.api import GUEST_SESSION_KEY, retry_after, validated
 from games.models import Game
 from games.serializers import ErrorSerializer
 from games.services import ServiceError, claim_guest_games
@@ -30,23 +31,29 @@ USERNAME_HELP = "3–30 letters, digits, '_' or '-'; unique regardless of case"
 
 
 def password_field(**options: Any) -> serializers.CharField:
-    """A password taken exactly as typed: DRF trims a CharField unless told not to."""
-    return serializers.CharField(max_length=128, write_only=True, trim_whitespace=False, **options)
+    """A password taken exactly as typed (a strict field does not trim)."""
+    return StrictCharField(max_length=128, write_only=True, **options)
 
 
-class SignUpSerializer(serializers.Serializer):
-    username = serializers.RegexField(r"^[A-Za-z0-9_-]{3,30}$", help_text=USERNAME_HELP)
+def email_field() -> serializers.EmailField:
+    # 254: the longest address (RFC 5321) and the database column's size.
+    return StrictEmailField(required=False, allow_blank=True, max_length=254)
+
+
+class SignUpSerializer(StrictSerializer):
+    username = StrictRegexField(r"^[A-Za-z0-9_-]{3,30}$", help_text=USERNAME_HELP)
     password = password_field(min_length=8)
-    email = serializers.EmailField(required=False, allow_blank=True)
+    email = email_field()
 
 
-class LogInSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+class LogInSerializer(StrictSerializer):
+    username = StrictCharField(max_length=150, help_text="the name in any case, as it was chosen: no white space "
+                                                         "is trimmed")
     password = password_field()
 
 
-class ProfileUpdateSerializer(serializers.Serializer):
-    email = serializers.EmailField(required=False, allow_blank=True)
+class ProfileUpdateSerializer(StrictSerializer):
+    email = email_field()
 
 
 class ProfileSerializer(serializers.Serializer):
@@ -107,7 +114,7 @@ class SignUpView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "signup"
 
-    @extend_schema(summary="Create an account", request=SignUpSerializer,
+    @extend_schema(summary="Create an account", request=SignUpSerializer, parameters=[retry_after(429)],
                    responses={201: SessionSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request: Request) -> Response:
         data = validated(SignUpSerializer, request.data)
@@ -133,8 +140,12 @@ class LogInView(APIView):
 
     @extend_schema(summary="Log in", description="Limited per address (THROTTLE_LOGIN); repeated failures "
                    "for one account from one address must wait longer and longer (`login_backoff`).",
-                   request=LogInSerializer,
-                   responses={200: SessionSerializer, 400: ErrorSerializer, 429: ErrorSerializer})
+                   request=LogInSerializer, parameters=[retry_after(429)],
+                   responses={200: SessionSerializer, 400: OpenApiResponse(
+                       ErrorSerializer, description="`bad_credentials`: the name and password match no active "
+                                                    "account (a well-formed request: no HTTP authentication "
+                                                    "scheme applies, so not 401); `invalid`: a malformed body"),
+                              429: ErrorSerializer})
     def post(self, request: Request) -> Response:
         data = validated(LogInSerializer, request.data)
         refusal = login_guard.check(data["username"], login_guard.client_address(request))

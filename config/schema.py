@@ -1,10 +1,18 @@
-"""OpenAPI: every operation documents the error responses any request can get."""
+"""OpenAPI: every operation documents the error responses any request can get, and a
+request body says what the server refuses (unknown fields, NUL characters)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import force_instance
+
+from config.api_input import StrictSerializer
+
+NO_NUL_PATTERN = "^[^\\x00]*$"  # DRF refuses a NUL in any text field; PostgreSQL could not store it
 
 
 class ErrorDocumentingSchema(AutoSchema):
@@ -32,3 +40,18 @@ class ErrorDocumentingSchema(AutoSchema):
                 responses[code] = self._get_response_for_code(ErrorSerializer, code, direction=direction)
                 responses[code]["description"] = description
         return responses
+
+    def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        schema = super()._map_basic_serializer(serializer, direction)
+        serializer = force_instance(serializer)
+        if direction == "request" and isinstance(serializer, StrictSerializer):
+            if not vars(type(serializer)).get("__doc__"):
+                schema.pop("description", None)  # StrictSerializer's own, inherited
+            schema["additionalProperties"] = False
+            schema.update(copy.deepcopy(serializer.schema_constraints))
+            for name, field in serializer.fields.items():
+                text = schema["properties"].get(name, {})
+                if (text.get("type") == "string" and "pattern" not in text
+                        and any(isinstance(v, ProhibitNullCharactersValidator) for v in field.validators)):
+                    text["pattern"] = NO_NUL_PATTERN
+        return schema

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_int
 from games import services, viewer_policy
 from games.engine import Game as EngineGame
 from games.engine import deal_json
@@ -102,8 +103,16 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
 
 
 class GamePagination(LimitOffsetPagination):
+    """DRF's, but a limit or offset out of bounds is refused, not replaced by the default."""
+
     default_limit = 20
-    max_limit = 100
+    max_limit = MAX_PAGE
+
+    def get_limit(self, request: Request) -> int:
+        return query_int(request, self.limit_query_param, self.default_limit, 1, self.max_limit)
+
+    def get_offset(self, request: Request) -> int:
+        return query_int(request, self.offset_query_param, 0, 0, MAX_OFFSET)
 
 
 class GamesView(APIView):
@@ -111,7 +120,8 @@ class GamesView(APIView):
 
     @extend_schema(
         summary="List my games", operation_id="games_list",
-        parameters=[OpenApiParameter("status", str, enum=Game.Status.values, required=False)],
+        parameters=[OpenApiParameter("status", str, enum=Game.Status.values, required=False),
+                    *paging_parameters(GamePagination.default_limit)],
         responses={200: GamePageSerializer, **ERRORS},
     )
     def get(self, request: Request) -> Response:

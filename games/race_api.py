@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_input import StrictBooleanField, StrictChoiceField, StrictIntegerField, StrictSerializer
 from games import races
 from games.api import ERRORS, MOVE_ERRORS, actor_for, validated
 from games.errors import ServiceError
@@ -19,21 +20,21 @@ from games.models import Race
 from games.serializers import ErrorSerializer, MoveResultSerializer
 
 
-class CreateRaceSerializer(serializers.Serializer):
-    draw = serializers.ChoiceField(choices=[1, 3], default=1)
-    scoring = serializers.ChoiceField(choices=["normal", "vegas"], default="normal")
-    max_players = serializers.IntegerField(min_value=races.MIN_PLAYERS, max_value=races.MAX_PLAYERS, default=races.MAX_PLAYERS)
-    public = serializers.BooleanField(default=True, help_text="listed in the lobby; private races need the link")
-    time_limit = serializers.IntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
-    spectator_delay = serializers.IntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
-                                               help_text="spectators see each board this many moves late")
-    rated = serializers.BooleanField(default=True, help_text="the result changes the racers' ratings")
-    open_boards = serializers.BooleanField(default=False, help_text="unrated races only: every card is named to "
-                                           "everyone live (otherwise a racer sees only the cards they have seen)")
+class CreateRaceSerializer(StrictSerializer):
+    draw = StrictChoiceField(choices=[1, 3], default=1)
+    scoring = StrictChoiceField(choices=["normal", "vegas"], default="normal")
+    max_players = StrictIntegerField(min_value=races.MIN_PLAYERS, max_value=races.MAX_PLAYERS, default=races.MAX_PLAYERS)
+    public = StrictBooleanField(default=True, help_text="listed in the lobby; private races need the link")
+    time_limit = StrictIntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
+    spectator_delay = StrictIntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
+                                         help_text="spectators see each board this many moves late")
+    rated = StrictBooleanField(default=True, help_text="the result changes the racers' ratings")
+    open_boards = StrictBooleanField(default=False, help_text="unrated races only: every card is named to everyone "
+                                     "live (otherwise a viewer is told only the cards they may know)")
 
 
-class ReadySerializer(serializers.Serializer):
-    ready = serializers.BooleanField(default=True)
+class ReadySerializer(StrictSerializer):
+    ready = StrictBooleanField(default=True)
 
 
 class EntrySerializer(serializers.Serializer):

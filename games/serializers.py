@@ -2,8 +2,38 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from config.api_input import (
+    StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer,
+)
+from games.engine.cards import CARD_PATTERN
+from games.engine.deal import DEAL_CODE_PATTERN
+from games.engine.moves import DESTINATION_PATTERN
+
+MAX_SEQ = 2**31 - 1  # the database's integer
+
+# The engine's wire format of a move (games.engine.moves), as Move.from_json takes it:
+# the other kinds take no field but "type"; a card move takes exactly these three.
+MOVE_SCHEMA = {
+    "description": 'the move in the engine\'s wire format, e.g. {"type": "move", "card": "9S", "to": "t4"}',
+    "oneOf": [
+        {"type": "object", "title": "draw, recycle or undo", "additionalProperties": False, "required": ["type"],
+         "properties": {"type": {"type": "string", "enum": ["draw", "recycle", "undo"]}}},
+        {"type": "object", "title": "a card (with the cards on it) to a pile", "additionalProperties": False,
+         "required": ["type", "card", "to"],
+         "properties": {
+             "type": {"type": "string", "enum": ["move"]},
+             "card": {"type": "string", "pattern": CARD_PATTERN,
+                      "description": "rank A23456789TJQK (or 10) and suit SHDC, in any case: 9S, th, 10H"},
+             "to": {"type": "string", "pattern": DESTINATION_PATTERN,
+                    "description": "t1…t7, foundation (its suit's), or tableau (a legal column), in any case"},
+         }},
+    ],
+}
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -15,46 +45,67 @@ class ConflictSerializer(ErrorSerializer):
     seq = serializers.IntegerField(required=False, help_text="the game's current event number (stale seq, game over)")
 
 
-class StrictIntegerField(serializers.IntegerField):
-    """A JSON number only: "2" and true are not integers here."""
-
-    def to_internal_value(self, data: object) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+@extend_schema_field({"type": "string", "maxLength": 64, "pattern": DEAL_CODE_PATTERN})
+class DealCodeField(StrictCharField):
+    """Parsed by the engine (DealCode.parse), whose errors say which part is wrong;
+    the schema's pattern says what it takes."""
 
 
-class CreateGameSerializer(serializers.Serializer):
-    code = serializers.CharField(required=False, max_length=64,
-                                 help_text="a deal code such as KL1-D1N-AAAAAAG; its draw and scoring win")
-    draw = serializers.ChoiceField(choices=[1, 3], default=1)
-    scoring = serializers.ChoiceField(choices=["normal", "vegas"], default="normal")
-    public = serializers.BooleanField(default=True, help_text="listed for spectators; private games need the link")
-    daily = serializers.BooleanField(default=False, help_text="today's daily deal for this draw (Normal scoring)")
-    winnable = serializers.BooleanField(default=False, help_text="a random deal proven winnable by the solver")
+@extend_schema_field(MOVE_SCHEMA)
+class WireMoveField(serializers.JSONField):
+    """Parsed by the engine (Move.from_json: bad_move, bad_card, bad_destination)."""
 
 
-class WireMoveSerializer(serializers.Serializer):
-    """The engine's wire format (games.engine.moves). Validated by the engine."""
-
-    type = serializers.ChoiceField(choices=["draw", "recycle", "undo", "move"])
-    card = serializers.CharField(required=False, help_text="e.g. 9S, TH, AC (move only)")
-    to = serializers.CharField(required=False, help_text="t1…t7, foundation or tableau (move only)")
+@extend_schema_field({"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}})
+class AppliedMoveField(serializers.JSONField):
+    """A move as applied: the canonical wire move, or "resign" / "timeout"."""
 
 
-class MoveRequestSerializer(serializers.Serializer):
-    move = serializers.JSONField(help_text='the move, e.g. {"type": "move", "card": "9S", "to": "t4"}')
-    seq = StrictIntegerField(min_value=1, max_value=2**31 - 1,
+DEAL_CHOICES = ("code", "daily", "winnable")  # each chooses a new game's deal
+
+
+def choosing(name: str) -> dict[str, Any]:
+    """The JSON Schema of a body that chooses the deal with ``name``."""
+    return {"required": [name]} if name == "code" else {"required": [name], "properties": {name: {"enum": [True]}}}
+
+
+class CreateGameSerializer(StrictSerializer):
+    """A new game. `code`, `daily` and `winnable` each choose the deal: send at most one."""
+
+    # The schema says what validate() checks: no two of them.
+    schema_constraints = {"not": {"anyOf": [
+        {"allOf": [choosing(first), choosing(second)]}
+        for i, first in enumerate(DEAL_CHOICES) for second in DEAL_CHOICES[i + 1:]
+    ]}}
+
+    code = DealCodeField(required=False, max_length=64,
+                         help_text="a deal code such as KL1-D1N-AAAAAAG; its draw and scoring win")
+    draw = StrictChoiceField(choices=[1, 3], default=1)
+    scoring = StrictChoiceField(choices=["normal", "vegas"], default="normal")
+    public = StrictBooleanField(default=True, help_text="listed for spectators; private games need the link")
+    daily = StrictBooleanField(default=False, help_text="today's daily deal for this draw (Normal scoring)")
+    winnable = StrictBooleanField(default=False, help_text="a random deal proven winnable by the solver")
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        chosen = [name for name in DEAL_CHOICES if data.get(name) not in (None, False)]
+        if len(chosen) > 1:
+            raise serializers.ValidationError(f"{' and '.join(chosen)} each choose the deal: send one of them")
+        return data
+
+
+class MoveRequestSerializer(StrictSerializer):
+    move = WireMoveField()
+    seq = StrictIntegerField(min_value=1, max_value=MAX_SEQ,
                              help_text="the number this move will get: the last event number you saw, plus one")
 
 
-class SeqSerializer(serializers.Serializer):
-    seq = StrictIntegerField(min_value=1, max_value=2**31 - 1, required=False,
-                                   help_text="the last event number you saw, plus one (for safe retries)")
+class SeqSerializer(StrictSerializer):
+    seq = StrictIntegerField(min_value=1, max_value=MAX_SEQ, required=False,
+                             help_text="the last event number you saw, plus one (for safe retries)")
 
 
-class UndoRequestSerializer(serializers.Serializer):
-    seq = StrictIntegerField(min_value=1, max_value=2**31 - 1)
+class UndoRequestSerializer(StrictSerializer):
+    seq = StrictIntegerField(min_value=1, max_value=MAX_SEQ)
 
 
 @extend_schema_field({"type": "object", "description": "public view: games.engine.views.public_view"})
@@ -98,7 +149,7 @@ class GamePageSerializer(serializers.Serializer):
 class MoveResultSerializer(serializers.Serializer):
     game = serializers.UUIDField()
     seq = serializers.IntegerField()
-    move = serializers.JSONField(help_text="the canonical move applied (a concrete destination)")
+    move = AppliedMoveField(help_text="the canonical move applied (a concrete destination)")
     flipped = serializers.CharField(allow_null=True, help_text="the card this move turned face up")
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
@@ -109,7 +160,7 @@ class MoveResultSerializer(serializers.Serializer):
 
 class ReplayMoveSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
-    move = serializers.JSONField()
+    move = AppliedMoveField()
     flipped = serializers.CharField(allow_null=True)
     score = serializers.IntegerField()
     moves = serializers.IntegerField()

@@ -12,13 +12,15 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
+from rest_framework.authentication import TokenAuthentication
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from config.api import exception_handler
 from games import solver_throttle, solving
-from games.api import MOVE_ERRORS, actor_for, retry_after
+from games.api import MOVE_ERRORS, actor_for, retry_after, validated
 from games.errors import ServiceError
 from games.serializers import ErrorSerializer, MoveResultSerializer, SeqSerializer
 from games.services import Actor
@@ -68,17 +70,22 @@ def _method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
     return response
 
 
+def _refusal(exc: ServiceError | exceptions.APIException) -> JsonResponse:
+    """The answer an APIView would give: the API's error shape and its headers."""
+    if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        exc.auth_header = TokenAuthentication().authenticate_header(None)  # as APIView sets it
+    response = exception_handler(exc, {})
+    assert response is not None  # both kinds always get one
+    headers = {name: value for name, value in response.items() if name.lower() != "content-type"}
+    return JsonResponse(response.data, status=response.status_code, headers=headers)
+
+
 async def _run(request: HttpRequest, work: Any) -> JsonResponse:
     try:
         actor, data = await sync_to_async(_authenticate)(request)
-        if not isinstance(data, dict):
-            raise ServiceError("invalid", "the request body must be a JSON object")
         return JsonResponse(await work(actor, data), json_dumps_params={"default": str})
-    except ServiceError as exc:
-        return _error(exc.code, exc.detail, exc.status, exc.headers(), **exc.extra)
-    except exceptions.APIException as exc:
-        code = exc.get_codes() if isinstance(exc.get_codes(), str) else "invalid"
-        return _error(code, str(exc.detail), exc.status_code)
+    except (ServiceError, exceptions.APIException) as exc:
+        return _refusal(exc)
 
 
 class HintSchema(APIView):
@@ -108,10 +115,8 @@ async def complete_view(request: HttpRequest, game_id: Any) -> JsonResponse:
     if request.method != "POST":
         return _method_not_allowed(request, "POST")
 
-    async def work(actor: Actor, data: dict[str, Any]) -> dict[str, Any]:
-        seq = data.get("seq")
-        if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or seq < 1):
-            raise ServiceError("bad_seq", "seq must be a positive integer")
+    async def work(actor: Actor, data: Any) -> dict[str, Any]:
+        seq = validated(SeqSerializer, data).get("seq")  # as for a resignation: invalid, with fields.seq
         return await solving.complete(game_id, actor, seq)
 
     return await _run(request, work)

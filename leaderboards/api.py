@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -13,25 +14,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_input import paging as page_of
+from config.api_input import paging_parameters
 from games.engine import DealCode, DealCodeError
+from games.engine.deal import DEAL_CODE_PATTERN
 from games.errors import ServiceError
 from games.models import Game
 from games.serializers import ErrorSerializer
 from leaderboards import services
 
-MAX_PAGE = 100
-PAGING = [OpenApiParameter("offset", int, required=False), OpenApiParameter("limit", int, required=False)]
+PAGING = paging_parameters(services.BOARD_PAGE)
+DATE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"  # fromisoformat() alone also takes 20261202 and 2026-W48-3
 
 
 def paging(request: Request) -> tuple[int, int]:
-    try:
-        offset = int(request.query_params.get("offset", 0))
-        limit = int(request.query_params.get("limit", services.BOARD_PAGE))
-    except ValueError:
-        raise ServiceError("invalid", "offset and limit are whole numbers") from None
-    if offset < 0 or not 1 <= limit <= MAX_PAGE or offset > 10**7:
-        raise ServiceError("invalid", f"offset must be 0 or more and limit 1 to {MAX_PAGE}")
-    return offset, limit
+    return page_of(request, services.BOARD_PAGE)
 
 
 def draw_param(request: Request) -> int:
@@ -39,6 +36,20 @@ def draw_param(request: Request) -> int:
     if draw not in ("1", "3"):
         raise ServiceError("invalid", "draw must be 1 or 3")
     return int(draw)
+
+
+def date_param(request: Request) -> dt.date:
+    """The ``date`` parameter (YYYY-MM-DD); today when it is absent or empty (the
+    board page's cleared date field)."""
+    text = request.query_params.get("date")
+    if not text:
+        return services.today()
+    try:
+        if not re.fullmatch(DATE_PATTERN, text):
+            raise ValueError(text)
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ServiceError("invalid", "date must be a date written YYYY-MM-DD") from None
 
 
 class StandingSerializer(serializers.Serializer):
@@ -156,23 +167,22 @@ class DailyBoardView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(summary="Daily deal leaderboard", parameters=[
-        OpenApiParameter("date", str, required=False, description="YYYY-MM-DD (UTC), default today"),
-        OpenApiParameter("draw", int, enum=[1, 3], required=False), *PAGING],
+        OpenApiParameter("date", {"anyOf": [{"type": "string", "format": "date", "pattern": DATE_PATTERN},
+                                            {"type": "string", "enum": [""]}]}, required=False,
+                         description="YYYY-MM-DD (UTC); absent or empty: today"),
+        OpenApiParameter("draw", int, enum=[1, 3], required=False, description="1 (default) or 3"), *PAGING],
         responses={200: DailyBoardSerializer, 400: ErrorSerializer})
     def get(self, request: Request) -> Response:
-        text = request.query_params.get("date")
-        try:
-            date = dt.date.fromisoformat(text) if text else services.today()
-        except ValueError:
-            raise ServiceError("invalid", "date must be YYYY-MM-DD") from None
-        return Response(services.daily_board(date, draw_param(request), *paging(request)))
+        return Response(services.daily_board(date_param(request), draw_param(request), *paging(request)))
 
 
 class DealBoardView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(summary="Best results on one deal", parameters=PAGING,
-                   responses={200: DealBoardSerializer, 400: ErrorSerializer})
+    @extend_schema(summary="Best results on one deal", parameters=[
+        OpenApiParameter("code", {"type": "string", "pattern": DEAL_CODE_PATTERN}, OpenApiParameter.PATH,
+                         description="a deal code such as KL1-D1N-AAAAAAG, in any case"), *PAGING],
+        responses={200: DealBoardSerializer, 400: ErrorSerializer})
     def get(self, request: Request, code: str) -> Response:
         try:
             deal = DealCode.parse(code)

@@ -281,9 +281,11 @@ def test_profile_get_and_patch_email(client):
     assert User.objects.get(username="mona").email == "mona@example.org"
     cleared = api.patch("/api/accounts/me", {"email": ""}, content_type=JSON)
     assert cleared.status_code == 200 and cleared.json()["email"] == ""
-    # Only the email can change: an unknown field is ignored, the name stays.
-    same = api.patch("/api/accounts/me", {"username": "someone-else"}, content_type=JSON)
-    assert same.status_code == 200 and same.json()["username"] == "mona"
+    # Only the email can change: another field is refused (a typo is not silently dropped), the name stays.
+    refused = assert_error(api.patch("/api/accounts/me", {"username": "someone-else"}, content_type=JSON),
+                           400, "invalid")
+    assert "username" in refused["fields"]
+    assert api.get("/api/accounts/me").json()["username"] == "mona"
 
 
 @pytest.mark.django_db

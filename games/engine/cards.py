@@ -50,6 +50,28 @@ _BY_NAME: Final[dict[str, Card]] = {name: c for c, name in enumerate(CARD_NAMES)
 _BY_NAME.update({"10" + SUITS[SUIT[c]]: c for c in DECK if RANK[c] == 10})
 
 
+#: The white space a parser ignores around a card, a destination or a deal code: what
+#: ``str.strip()`` removes from ASCII text. Input is ASCII only, so that the patterns
+#: below (the OpenAPI schema's) describe exactly what the parsers take.
+ASCII_SPACE: Final = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+_SPACE: Final = r"[\t\n\x0b\x0c\r\x1c-\x1f ]*"
+
+
+def any_case(word: str) -> str:
+    """A regular expression for ``word`` in any case (``t1`` → ``[Tt]1``): the
+    patterns are for JSON Schema too, which has no case-insensitive flag."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+def spaced(pattern: str) -> str:
+    """The whole text is ``pattern``, with white space around it that a parser strips."""
+    return f"^{_SPACE}{pattern}{_SPACE}$"
+
+
+#: What :func:`parse_card` takes (``"9s"``, ``" 10H "``); pinned by tests/test_api_contract.py.
+CARD_PATTERN: Final = spaced("(?:[2-9AaTtJjQqKk]|10)[SsHhDdCc]")
+
+
 def card_name(card: Card) -> str:
     """Wire notation of a card: ``"9S"``, ``"TH"``, ``"AC"``."""
     return CARD_NAMES[card]
@@ -57,8 +79,9 @@ def card_name(card: Card) -> str:
 
 def parse_card(text: str) -> Card:
     """Parse wire notation, case-insensitively (``"th"``, ``"10H"`` and ``"TH"`` are
-    the same card). Raises :class:`ValueError` for anything else."""
-    card = _BY_NAME.get(text.strip().upper()) if isinstance(text, str) else None
+    the same card), ASCII only. Raises :class:`ValueError` for anything else."""
+    # ASCII only: Unicode case mapping would turn "ſ" (long s) into "S".
+    card = _BY_NAME.get(text.strip().upper()) if isinstance(text, str) and text.isascii() else None
     if card is None:
         raise ValueError(f"{text!r} is not a card: use a rank of A23456789TJQK and a suit of SHDC, e.g. 9S")
     return card

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final, NamedTuple
 
-from .cards import Card, card_name, parse_card
+from .cards import Card, any_case, card_name, parse_card, spaced
 
 DRAW: Final = "draw"
 RECYCLE: Final = "recycle"
@@ -28,6 +28,9 @@ TABLEAU: Final = 8
 _TARGET_NAMES: Final = ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "foundation", "tableau")
 _TARGETS: Final = {name: index for index, name in enumerate(_TARGET_NAMES)}
 _SIMPLE_KINDS: Final = (DRAW, RECYCLE, UNDO)
+#: What a move's ``to`` takes (``"t4"``, ``" Foundation"``); pinned by tests/test_api_contract.py.
+DESTINATION_PATTERN: Final = spaced("(?:" + "|".join(
+    [any_case("t") + "[1-7]", *(any_case(name) for name in _TARGET_NAMES[FOUNDATION:])]) + ")")
 
 
 class MoveError(Exception):
@@ -77,7 +80,7 @@ class Move(NamedTuple):
         except ValueError:
             raise MoveError("bad_card", f"{data['card']!r} is not a card: write it like 9S, TH or AC") from None
         to = data["to"]
-        target = _TARGETS.get(to.strip().lower()) if isinstance(to, str) else None
+        target = _TARGETS.get(to.strip().lower()) if isinstance(to, str) and to.isascii() else None
         if target is None:
             raise MoveError("bad_destination", f"{to!r} is not a destination: use t1…t7, foundation or tableau")
         return cls(MOVE, card, target)

@@ -15,6 +15,8 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   error.textContent = "";
   const data = Object.fromEntries(new FormData(form));
+  // The API takes a name exactly as sent; a space typed around it is not part of it.
+  data.username = (data.username || "").trim();
   if (!data.username || !data.password) {
     error.textContent = "Enter a username and a password.";
     (data.username ? $("#password") : $("#username")).focus();

@@ -1,0 +1,120 @@
+"""Request input taken as JSON and the OpenAPI schema say it: 1 is not true, "1" is not
+1, 5 is not "5", " alice" is not "alice", and a field the request does not declare is
+refused, not ignored (config/schema.py declares additionalProperties: false for these)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.request import Request
+
+from games.errors import ServiceError
+
+MAX_PAGE = 100
+MAX_OFFSET = 10**7  # a deeper page costs the database more than any reader needs
+# ASCII digits, and few (int() of 5,000 digits raises): int() alone also takes " 5", "+5", "5_0", "٥".
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,18}")
+
+
+class StrictSerializer(serializers.Serializer):
+    """A request body: refuses fields it does not declare (a typo such as "pubilc"
+    would otherwise pass unnoticed), like the socket protocol's frames do.
+    ``schema_constraints``: JSON Schema keywords for what ``validate()`` checks
+    across fields, added to the body's schema (config/schema.py)."""
+
+    schema_constraints: dict[str, Any] = {}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = [name for name in data if name not in self.fields]
+            if unknown:
+                takes = ", ".join(self.fields) or "no fields"
+                raise serializers.ValidationError(
+                    {name: [f"unknown field: this request takes {takes}"] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false: DRF's own also takes 1, "yes" and "on"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer: "2", 2.5 and true are not integers here."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """One of the choices as its own JSON type: 1 is a draw of one, "1" and true are not."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        for choice in self.choices:
+            if type(data) is type(choice) and data == choice:
+                return choice
+        self.fail("invalid_choice", input=data)
+
+
+class JsonString:
+    """A JSON string only (DRF's would take 5 as "5"), kept as sent: no trimming,
+    which the schema could not say."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(*args, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid")  # type: ignore[attr-defined]
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+
+class StrictCharField(JsonString, serializers.CharField):
+    pass
+
+
+class StrictRegexField(JsonString, serializers.RegexField):
+    pass
+
+
+class StrictEmailField(JsonString, serializers.EmailField):
+    pass
+
+
+def query_int(request: Request, name: str, default: int, minimum: int, maximum: int) -> int:
+    """A whole-number query parameter within its bounds (the schema's minimum and
+    maximum), or ``default`` when it is absent; anything else is refused."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not _WHOLE_NUMBER.fullmatch(text) or not minimum <= int(text) <= maximum:
+        raise ServiceError("invalid", f"{name} must be a whole number from {minimum} to {maximum}")
+    return int(text)
+
+
+def paging(request: Request, default_limit: int) -> tuple[int, int]:
+    """``offset`` and ``limit`` of a paged list: limit 1 to MAX_PAGE (0 is refused,
+    not taken as "the default"), offset 0 to MAX_OFFSET."""
+    offset = query_int(request, "offset", 0, 0, MAX_OFFSET)
+    return offset, query_int(request, "limit", default_limit, 1, MAX_PAGE)
+
+
+def paging_parameters(default_limit: int) -> list[OpenApiParameter]:
+    """The schema of :func:`paging`'s parameters."""
+    return [
+        OpenApiParameter("offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET},
+                         description="entries to skip (default 0)"),
+        OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+                         description=f"entries on the page, 1 to {MAX_PAGE} (default {default_limit})"),
+    ]
