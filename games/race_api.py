@@ -28,9 +28,21 @@ class CreateRaceSerializer(StrictSerializer):
     time_limit = StrictIntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
     spectator_delay = StrictIntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
                                          help_text="spectators see each board this many moves late")
-    rated = StrictBooleanField(default=True, help_text="the result changes the racers' ratings")
+    rated = StrictBooleanField(required=False, help_text="the result changes the racers' ratings "
+                               "(default: true, false with open boards)")
     open_boards = StrictBooleanField(default=False, help_text="unrated races only: every card is named to everyone "
                                      "live (otherwise a viewer is told only the cards they may know)")
+
+    # The schema says what validate() checks: open boards are never rated.
+    schema_constraints = {"not": {"required": ["rated", "open_boards"],
+                                  "properties": {"rated": {"enum": [True]}, "open_boards": {"enum": [True]}}}}
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        data.setdefault("rated", not data["open_boards"])
+        if data["rated"] and data["open_boards"]:
+            raise serializers.ValidationError("open boards show every card to everyone: only an unrated race "
+                                              "may have them")
+        return data
 
 
 class ReadySerializer(StrictSerializer):

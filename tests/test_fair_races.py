@@ -348,3 +348,17 @@ def test_open_boards_only_for_unrated_races():
     with pytest.raises(ServiceError) as refused:
         races.create_race(host, open_boards=True)
     assert refused.value.code == "invalid"
+
+
+def test_the_api_opens_boards_only_for_unrated_races():
+    from rest_framework.test import APIClient
+
+    _, token = make_user("host")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    refused = client.post("/api/races/", {"open_boards": True, "rated": True}, format="json")
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid"
+    opened = client.post("/api/races/", {"open_boards": True}, format="json").json()
+    assert (opened["open_boards"], opened["rated"]) == (True, False)
+    fair = client.post("/api/races/", {}, format="json").json()
+    assert (fair["open_boards"], fair["rated"]) == (False, True)
