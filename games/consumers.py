@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -23,6 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from games import events, races, services, socket_protocol, viewer_policy
+from games.engine.views import redact_view
 from games.models import Game, Race
 from games.socket_protocol import FrameError
 from games.streams import GameStream
@@ -161,6 +163,78 @@ async def run_service(function: Any, *args: Any) -> Any:
     return result
 
 
+RENDERED_EVENTS = 4096  # rendered event texts kept per process: spectators share them
+_rendered: OrderedDict[tuple, str] = OrderedDict()
+
+
+def rendered_text(message: dict[str, Any], known: int | None, extra: dict[str, Any]) -> str:
+    """A stream's message as JSON for a viewer who may know ``known`` (None: every
+    name). An event is rendered once per process for everyone who knows the same
+    cards: all of a race's spectators, say."""
+    if message["type"] != "event" or extra:
+        return json.dumps({**viewer_policy.render(message, known), **extra}, default=str)
+    key = (message["game"], message["seq"], message.get("delayed_by"), "view" in message,
+           message["action"].get("card"), known)
+    text = _rendered.get(key)
+    if text is None:
+        text = _rendered[key] = json.dumps(viewer_policy.render(message, known), default=str)
+        if len(_rendered) > RENDERED_EVENTS:
+            _rendered.popitem(last=False)
+    return text
+
+
+@db_async
+def load_knowledge(race_id: Any, actor: Actor) -> viewer_policy.RaceKnowledge | None:
+    race = Race.objects.filter(pk=race_id).first()
+    return viewer_policy.race_knowledge(race, actor) if race is not None else None
+
+
+class RaceViewing:
+    """For a socket that shows a running race's games: what its viewer may know
+    (games.viewer_policy.RaceKnowledge, kept from the racers' events), each message
+    rendered with it, and boards filled in when the viewer learns a card."""
+
+    knowledge: viewer_policy.RaceKnowledge | None = None
+
+    def known_for(self, game_id: str) -> int | None:
+        if self.knowledge is None or game_id == self.knowledge.own_game:
+            return None  # the viewer's own game, or nothing left to hide
+        return self.knowledge.known()
+
+    async def deliver(self, messages: list[dict[str, Any]], **extra: Any) -> None:
+        for message in messages:
+            game_id = message["game"]["id"] if message["type"] == "snapshot" else message["game"]
+            if self.knowledge is not None and "_seen" in message:
+                self.knowledge.update(game_id, message["seq"], message["_seen"], message["_live"])
+            await self.send(text_data=rendered_text(message, self.known_for(game_id), extra))
+
+    async def learn(self, message: dict[str, Any], streams: dict[str, GameStream]) -> None:
+        """Take in a racer's event from the race's group: when it changes what this
+        viewer may know, send again each board whose names it fills in (the event
+        that turns a card up in the viewer's own game names it on every board)."""
+        if self.knowledge is None:
+            return
+        event = message["event"]
+        before = self.knowledge.known()
+        self.knowledge.update(event["game"], event["seq"], message["seen"], message["live"])
+        if event["game"] == self.knowledge.own_game and not message["live"] and self.knowledge.delay:
+            for game_id, stream in streams.items():  # finished: watch the others as a spectator does
+                if game_id != self.knowledge.own_game:
+                    await stream.hold_back(self.knowledge.delay)
+        after = self.knowledge.known()
+        if after == before:
+            return
+        for game_id, stream in streams.items():
+            if game_id == self.knowledge.own_game or stream.last_view is None:
+                continue
+            view = redact_view(stream.last_view, after)
+            if view != redact_view(stream.last_view, before):
+                frame = {"type": "view", "game": game_id, "seq": stream.last_seq, "view": view}
+                if stream.delay:
+                    frame["delayed_by"] = stream.delay
+                await self.send(text_data=json.dumps(frame))
+
+
 @db_async
 def load_game(game_id: str, actor: Actor) -> tuple[Game | None, viewer_policy.Sight | None, ServiceError | None]:
     """The game, and how this viewer may see it (games.viewer_policy), or why not."""
@@ -173,7 +247,7 @@ def load_game(game_id: str, actor: Actor) -> tuple[Game | None, viewer_policy.Si
         return game, None, refusal
 
 
-class GameConsumer(ProtocolConsumer):
+class GameConsumer(RaceViewing, ProtocolConsumer):
     """``/ws/games/<id>/?since=N``: the player plays here; anyone with the link
     watches. A snapshot (or the missed events) first, then every event live."""
 
@@ -197,8 +271,11 @@ class GameConsumer(ProtocolConsumer):
         self.player = sight.role == viewer_policy.PLAYER
         self.stream = GameStream(self.game_id, actor)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        if sight.delay:
-            # The race's end releases what is held back (race_changed).
+        if game.race_id is not None and not self.player:
+            self.knowledge = await load_knowledge(game.race_id, actor)
+        if sight.delay or self.knowledge is not None:
+            # The racers' events keep the knowledge; the race's end releases what is
+            # held back (race_changed).
             self.race_group = races.race_group(game.race_id)
             await self.channel_layer.group_add(self.race_group, self.channel_name)
         await self.send_all(await self.stream.start(self.query_int("since")))
@@ -226,8 +303,7 @@ class GameConsumer(ProtocolConsumer):
             await presence().heartbeat(self.game_id, self.channel_name)
 
     async def send_all(self, messages: list[dict[str, Any]]) -> None:
-        for message in messages:
-            await self.send_json(message)
+        await self.deliver(messages)
 
     async def on_sync(self, data: dict[str, Any]) -> None:
         if self.stream.delay:
@@ -256,21 +332,25 @@ class GameConsumer(ProtocolConsumer):
         await self.send_all(await self.stream.take({**events_of(result), "type": "event"}))
 
     async def game_event(self, message: dict[str, Any]) -> None:
-        if self.stream.next_in_line(message["seq"]):
-            return await self.send(text_data=message["text"])
+        if self.knowledge is None and self.stream.next_in_line(message["seq"]):
+            return await self.send(text_data=message["text"])  # every name may be shown: as it is
         if self.stream.seen(message["seq"]):
             return
-        await self.send_all(await self.stream.take(json.loads(message["text"])))
+        event = {**json.loads(message["text"]), "_seen": message["seen"], "_live": message["live"]}
+        await self.send_all(await self.stream.take(event))
 
     async def game_watchers(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": message["count"]})
 
     async def race_changed(self, message: dict[str, Any]) -> None:
         if message.get("finished"):
+            self.knowledge = None  # everyone sees everything
             await self.send_all(self.stream.flush())
 
     async def racer_event(self, message: dict[str, Any]) -> None:
-        pass  # this connection follows its game through the game group
+        # The game's own events come through the game group; every racer's event
+        # may change what this viewer may know.
+        await self.learn(message, {self.game_id: self.stream})
 
     async def race_watchers(self, message: dict[str, Any]) -> None:
         pass  # a game socket shows its own game's watchers
@@ -339,7 +419,7 @@ async def call_race_service(function: Any, *args: Any) -> Any:
     return result if isinstance(result, dict) else None
 
 
-class RaceConsumer(ProtocolConsumer):
+class RaceConsumer(RaceViewing, ProtocolConsumer):
     """``/ws/races/<id>/``: the race room. The race's state on every change, the
     countdown, and every racer's board live (spectators with the race's delay).
     Racers may join, mark ready, play and resign from here."""
@@ -387,16 +467,18 @@ class RaceConsumer(ProtocolConsumer):
         (the viewer policy sets each stream's delay)."""
         await self.send_json({"type": "race", "race": payload})
         finished = payload["phase"] == "finished"
+        if finished:
+            self.knowledge = None  # everyone sees everything
+        elif self.knowledge is None and payload["phase"] in ("countdown", "running") and not payload["open_boards"]:
+            self.knowledge = await load_knowledge(self.race_id, self.actor())
         for entry in payload["entries"]:
             game_id = entry["game"]
             if game_id and game_id not in self.streams:
                 self.streams[game_id] = GameStream(game_id, self.actor())
-                for message in await self.streams[game_id].start():
-                    await self.send_json({**message, "player": entry["player"]})
+                await self.deliver(await self.streams[game_id].start(), player=entry["player"])
         if finished:
             for stream in self.streams.values():
-                for message in stream.flush():
-                    await self.send_json(message)
+                await self.deliver(stream.flush())
         elif payload["ends_at"] and self.clock is None:
             self.clock = asyncio.ensure_future(self.end_on_time(payload["ends_at"]))
 
@@ -420,10 +502,11 @@ class RaceConsumer(ProtocolConsumer):
         await self.show(payload)
 
     async def racer_event(self, message: dict[str, Any]) -> None:
+        await self.learn(message, self.streams)
         stream = self.streams.get(message["event"]["game"])
         if stream is not None:
-            for event in await stream.take(message["event"]):
-                await self.send_json(event)
+            event = {**message["event"], "_seen": message["seen"], "_live": message["live"]}
+            await self.deliver(await stream.take(event))
 
     async def race_watchers(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": message["count"]})

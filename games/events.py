@@ -56,7 +56,10 @@ def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> None:
     ended = not game.is_live
     # Encoded once here, not once per watching connection: most connections send the
     # text as it is (GameStream.next_in_line).
-    message = {"type": "game.event", "seq": row.seq, "text": json.dumps(event)}
+    # What the mover has seen rides with the event, for the fair-race rendering of each
+    # connection (games.viewer_policy.RaceKnowledge); it is never sent to a client.
+    seen = {"seen": game.cards_seen, "live": game.is_live}
+    message = {"type": "game.event", "seq": row.seq, "text": json.dumps(event), **seen}
     transaction.on_commit(lambda: send_group(game_group(game.id), message))
     if ended or row.seq == 1:
         transaction.on_commit(notify_lobby)
@@ -64,7 +67,7 @@ def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> None:
         from games.races import finish_race, race_group
 
         race_id = game.race_id
-        transaction.on_commit(lambda: send_group(race_group(race_id), {"type": "racer.event", "event": event}))
+        transaction.on_commit(lambda: send_group(race_group(race_id), {"type": "racer.event", "event": event, **seen}))
         if ended:
             transaction.on_commit(lambda: finish_race(race_id))
 

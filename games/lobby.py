@@ -39,6 +39,8 @@ def race_summary(race: Race) -> dict[str, Any]:
         "players": race.players,
         "max_players": race.max_players,
         "time_limit": race.time_limit,
+        "rated": race.rated,
+        "open_boards": race.open_boards,
         "starts_at": race.starts_at,
     }
 

@@ -54,6 +54,9 @@ class Game(models.Model):
     moves = models.PositiveIntegerField(default=0)
     foundation_count = models.PositiveSmallIntegerField(default=0)
     seq = models.PositiveIntegerField(default=0, help_text="sequence number of the last event")
+    # Races are fair by what each racer has seen (games.viewer_policy): kept with the
+    # game, in the move's transaction, so it needs no query per event.
+    cards_seen = models.BigIntegerField(default=0, help_text="52 bits: the cards ever face up in this game")
     state = models.BinaryField(help_text="engine state with undo history (games.engine.serial)")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -170,6 +173,7 @@ class Move(models.Model):
     submitted = models.JSONField(help_text="the move as the client sent it (for idempotent retries)")
     action = models.JSONField(help_text="the canonical move applied, or {'type': 'resign'}")
     flipped = models.CharField(max_length=2, blank=True, default="")
+    cards_seen = models.BigIntegerField(default=0, help_text="the game's cards_seen after this event")
     score = models.IntegerField()
     moves = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -202,6 +206,8 @@ class Race(models.Model):
     public = models.BooleanField(default=True)
     time_limit = models.PositiveIntegerField(default=600, help_text="seconds")
     spectator_delay = models.PositiveSmallIntegerField(default=0, help_text="moves spectators lag behind")
+    rated = models.BooleanField(default=True, help_text="changes the racers' ratings")
+    open_boards = models.BooleanField(default=False, help_text="unrated only: every card named live to everyone")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     code = models.CharField(max_length=20, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -211,6 +217,10 @@ class Race(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["status", "public", "-created_at"])]
+        constraints = [
+            # Open boards name every card live: never where ratings are at stake.
+            models.CheckConstraint(condition=~models.Q(rated=True, open_boards=True), name="games_race_open_unrated"),
+        ]
 
     def __str__(self) -> str:
         return f"race {self.id} ({self.status})"

@@ -28,6 +28,21 @@ class CreateRaceSerializer(StrictSerializer):
     time_limit = StrictIntegerField(min_value=60, max_value=3600, default=600, help_text="seconds")
     spectator_delay = StrictIntegerField(min_value=0, max_value=races.MAX_SPECTATOR_DELAY, default=0,
                                          help_text="spectators see each board this many moves late")
+    rated = StrictBooleanField(required=False, help_text="the result changes the racers' ratings "
+                               "(default: true, false with open boards)")
+    open_boards = StrictBooleanField(default=False, help_text="unrated races only: every card is named to everyone "
+                                     "live (otherwise a viewer is told only the cards they may know)")
+
+    # The schema says what validate() checks: open boards are never rated.
+    schema_constraints = {"not": {"required": ["rated", "open_boards"],
+                                  "properties": {"rated": {"enum": [True]}, "open_boards": {"enum": [True]}}}}
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        data.setdefault("rated", not data["open_boards"])
+        if data["rated"] and data["open_boards"]:
+            raise serializers.ValidationError("open boards show every card to everyone: only an unrated race "
+                                              "may have them")
+        return data
 
 
 class ReadySerializer(StrictSerializer):
@@ -57,6 +72,9 @@ class RaceSerializer(serializers.Serializer):
     public = serializers.BooleanField()
     time_limit = serializers.IntegerField()
     spectator_delay = serializers.IntegerField()
+    rated = serializers.BooleanField()
+    open_boards = serializers.BooleanField(help_text="every card named live; otherwise cards a viewer has not seen "
+                                           "are sent as \"??\" (docs/realtime.md, fair races)")
     phase = serializers.ChoiceField(choices=["open", "countdown", "running", "finished", "cancelled"])
     code = serializers.CharField(allow_null=True, help_text="revealed when the race is finished")
     created_at = serializers.DateTimeField()

@@ -16,6 +16,7 @@ from django.utils import timezone
 from games import events, viewer_policy
 from games.engine import DealCode, Scoring, to_bytes
 from games.engine import Game as EngineGame
+from games.engine.views import face_up_mask
 from games.models import Game, Move, Race, RaceEntry
 from games.errors import ServiceError
 from games.viewer_policy import ANONYMOUS, Actor
@@ -42,7 +43,7 @@ def race_payload(race: Race, actor: Actor = ANONYMOUS) -> dict[str, Any]:
     policy (a spectator of a running race with a delay sees it that many events ago)."""
     now = timezone.now()
     entries = list(race.entries.select_related("user", "game", "game__race", "game__owner"))
-    players = frozenset(e.user_id for e in entries)
+    racers = viewer_policy.racer_games(race) if race.status == Race.Status.STARTED else []
     return {
         "id": str(race.id),
         "host": race.host.username,
@@ -59,13 +60,16 @@ def race_payload(race: Race, actor: Actor = ANONYMOUS) -> dict[str, Any]:
         "ends_at": race.ends_at,
         "finished_at": race.finished_at,
         "server_time": now,
-        "entries": [entry_payload(e, actor, players) for e in entries],
+        "rated": race.rated,
+        "open_boards": race.open_boards,
+        "entries": [entry_payload(e, actor, racers) for e in entries],
     }
 
 
-def entry_payload(entry: RaceEntry, actor: Actor = ANONYMOUS, players: frozenset[int] = frozenset()) -> dict[str, Any]:
+def entry_payload(entry: RaceEntry, actor: Actor = ANONYMOUS,
+                  racers: list[viewer_policy.RacerGame] | None = None) -> dict[str, Any]:
     game = entry.game
-    shown = viewer_policy.seen_by(game, actor, race_players=players) if game else None
+    shown = viewer_policy.seen_by(game, actor, racers=racers) if game else None
     return {
         "player": entry.user.username,
         "ready": entry.ready,
@@ -95,12 +99,16 @@ def _announce(race: Race) -> None:
 
 
 def create_race(user: Any, *, draw: int = 1, scoring: str = "normal", max_players: int = MAX_PLAYERS,
-                public: bool = True, time_limit: int = 600, spectator_delay: int = 0) -> Race:
+                public: bool = True, time_limit: int = 600, spectator_delay: int = 0, rated: bool = True,
+                open_boards: bool = False) -> Race:
     if not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
         raise ServiceError("invalid", f"a race has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    if open_boards and rated:
+        raise ServiceError("invalid", "open boards show every card to everyone: only an unrated race may have them")
     with transaction.atomic():
         race = Race.objects.create(host=user, draw=draw, scoring=scoring, max_players=max_players,
-                                   public=public, time_limit=time_limit, spectator_delay=spectator_delay)
+                                   public=public, time_limit=time_limit, spectator_delay=spectator_delay,
+                                   rated=rated, open_boards=open_boards)
         RaceEntry.objects.create(race=race, user=user)
         _announce(race)
     return race
@@ -170,7 +178,7 @@ def _start(race: Race, entries: list[RaceEntry]) -> None:
         entry.game = Game(
             owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
             scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
-            score=engine.score, state=state,
+            score=engine.score, state=state, cards_seen=face_up_mask(engine),
         )
         entry.game.update_standing()
         entry.game.save(force_insert=True)
@@ -256,7 +264,8 @@ def settle_vegas(race: Race, games: list[Game]) -> None:
 def rate_race(race: Race) -> None:
     from leaderboards.services import rate_race as update_ratings
 
-    update_ratings(race)
+    if race.rated:
+        update_ratings(race)
 
 
 def _time_out(game: Game, at: Any) -> None:

@@ -108,7 +108,36 @@ class UndoRequestSerializer(StrictSerializer):
     seq = StrictIntegerField(min_value=1, max_value=MAX_SEQ)
 
 
-@extend_schema_field({"type": "object", "description": "public view: games.engine.views.public_view"})
+CARD = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
+# In a fair race a face-up card the viewer may not know is sent as "??" (no name, suit,
+# rank or colour): games.engine.views.UNSEEN, docs/realtime.md "Fair races".
+SHOWN_CARD = {"type": "string", "pattern": r"^([A2-9TJQK][SHDC]|\?\?)$",
+              "description": 'a card, or "??": face up, not yet seen by you (a race)'}
+VIEW_SCHEMA = {
+    "type": "object",
+    "description": "The board. While the game is live, the public view (games.engine.views.public_view): "
+                   "face-up cards by name (in a race, \"??\" for one the viewer may not know yet), face-down "
+                   "counts, the stock's count, the waste's count and visible fan, each foundation's top (in a "
+                   "race, the top of the unbroken run from the Ace the viewer has seen; foundation_count stays "
+                   "the true total). Once the game and its competition are over, every card (full_view).",
+    "properties": {
+        "foundations": {"type": "object", "additionalProperties": {**CARD, "nullable": True}},
+        "foundation_count": {"type": "integer", "minimum": 0, "maximum": 52},
+        "tableau": {"type": "array", "items": {"type": "object", "properties": {
+            "down": {"type": "integer", "minimum": 0},
+            "up": {"type": "array", "items": SHOWN_CARD},
+            "cards": {"type": "array", "items": CARD},
+        }}},
+        "waste": {"oneOf": [
+            {"type": "object", "properties": {"count": {"type": "integer"},
+                                              "visible": {"type": "array", "items": SHOWN_CARD}}},
+            {"type": "array", "items": CARD},
+        ]},
+    },
+}
+
+
+@extend_schema_field(VIEW_SCHEMA)
 class ViewField(serializers.JSONField):
     pass
 

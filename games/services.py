@@ -13,7 +13,7 @@ from django.utils import timezone
 from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from games.engine import Game as EngineGame
 from games.engine import card_name, to_bytes
-from games.engine.views import hidden_cards, visible_cards
+from games.engine.views import face_up_mask, hidden_cards, visible_cards
 from games import events, hotsql, races, winnable_pool
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
@@ -61,7 +61,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
             guest_key="" if actor.user_id is not None else actor.guest_key,
             code=str(deal), deal_number=deal.number, draw=deal.draw, scoring=deal.scoring.value,
             kind=kind, ranked_undo=ranked, public=public, score=engine.score, daily=day, practice=practice,
-            state=to_bytes(engine, history=True),
+            state=to_bytes(engine, history=True), cards_seen=face_up_mask(engine),
         )
         game.update_standing()
         game.save(force_insert=True)
@@ -182,9 +182,9 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
     return move_result(game, row, engine)
 
 
-MOVE_FIELDS = ("game", "seq", "submitted", "action", "flipped", "score", "moves", "created_at")
-PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "started_at", "status", "finished_at",
-                   "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary", "visible_from")
+MOVE_FIELDS = ("game", "seq", "submitted", "action", "flipped", "score", "moves", "created_at", "cards_seen")
+PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "cards_seen", "started_at", "status",
+                   "finished_at", "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary", "visible_from")
 
 
 def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now: Any, *,
@@ -195,6 +195,9 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
     atomic block ends right after this, so the final write may carry its ``COMMIT``."""
     from leaderboards import services as boards
 
+    # What this player has seen, for fair races (games.viewer_policy): with the event.
+    game.cards_seen |= face_up_mask(engine)
+    row.cards_seen = game.cards_seen
     if not game.is_live:
         game.finished_at = now
         game.seconds = (now - (game.started_at or now)).total_seconds()

@@ -8,10 +8,17 @@ count, the waste's count and visible fan, and each foundation's top card.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Final
 
-from .cards import SUITS, Card, card_name, make_card
+from .cards import CARD_NAMES, RANK, SUIT, SUITS, Card, card_name, make_card
 from .game import Game
+
+#: A face-up card the viewer may not know (races: not yet seen in the viewer's own
+#: game): no name, suit, rank or colour.
+UNSEEN: Final = "??"
+ALL_CARDS: Final = (1 << 52) - 1
+_CARD_OF_NAME: Final[dict[str, Card]] = {name: card for card, name in enumerate(CARD_NAMES)}
 
 
 def format_score(score: int, vegas: bool) -> str:
@@ -44,6 +51,62 @@ def visible_cards(game: Game) -> set[Card]:
         shown.update(col[down:])
     shown.update(make_card(rank, suit) for suit, rank in enumerate(game.foundations) if rank)
     return shown
+
+
+def card_mask(cards: Iterable[Card]) -> int:
+    """A set of cards as 52 bits (bit ``c`` for card ``c``)."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def face_up_mask(game: Game) -> int:
+    """The cards the public view names now: what a player has seen, once added up
+    over every position of their game."""
+    return card_mask(visible_cards(game))
+
+
+def _known_name(name: str | None, known: int) -> str | None:
+    if name is None:
+        return None
+    return name if known >> _CARD_OF_NAME[name] & 1 else UNSEEN
+
+
+def _known_run(top: str | None, known: int) -> str | None:
+    """A foundation shows by suit only the unbroken run from its Ace the viewer has
+    seen: the run's top, or nothing."""
+    if top is None:
+        return None
+    card = _CARD_OF_NAME[top]
+    shown = None
+    for rank in range(1, RANK[card] + 1):
+        candidate = make_card(rank, SUIT[card])
+        if not known >> candidate & 1:
+            break
+        shown = candidate
+    return card_name(shown) if shown is not None else None
+
+
+def redact_view(view: dict[str, Any], known: int) -> dict[str, Any]:
+    """A public view with every card outside ``known`` as :data:`UNSEEN`; foundations
+    by the run the viewer has seen (``foundation_count`` stays the true total)."""
+    if known == ALL_CARDS:
+        return view
+    redacted = dict(view)
+    redacted["tableau"] = [{**column, "up": [_known_name(n, known) for n in column["up"]]}
+                           for column in view["tableau"]]
+    redacted["waste"] = {**view["waste"], "visible": [_known_name(n, known) for n in view["waste"]["visible"]]}
+    redacted["foundations"] = {suit: _known_run(top, known) for suit, top in view["foundations"].items()}
+    return redacted
+
+
+def redact_action(action: dict[str, Any], known: int) -> dict[str, Any]:
+    """A move's card as :data:`UNSEEN` when the viewer may not know it."""
+    card = action.get("card")
+    if card is None or card == UNSEEN or known == ALL_CARDS:
+        return action
+    return {**action, "card": _known_name(card, known)}
 
 
 def _foundation_tops(game: Game) -> dict[str, str | None]:

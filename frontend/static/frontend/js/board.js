@@ -1,15 +1,17 @@
 // The board: draws a public view (games.engine.views.public_view) and turns drags,
 // taps, double taps and keys into moves in the engine's wire format. It knows only
 // what the server sent; cards keep their DOM element from one view to the next so
-// moves animate (CSS transitions: they never block input).
+// moves animate (CSS transitions: they never block input). In a fair race a face-up
+// card the viewer has not seen yet comes as "??" (cards.js UNSEEN) and is drawn as its
+// own face, never as a back or a real card; it is filled in when the server names it.
 
-import { SUITS, SUIT_ORDER, cardLabel, cardOf, rankOf, rankText, suitOf } from "./cards.js";
+import { SUITS, SUIT_ORDER, UNSEEN, cardLabel, cardOf, rankOf, rankText, suitOf } from "./cards.js";
 import { announce, h } from "./util.js";
 
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
 const TOP_ROW = ["stock", "waste", null, "fS", "fH", "fD", "fC"];
 const DOUBLE_TAP_MS = 300;
-const UNKNOWN = "??"; // a card the client predicts will turn up, not yet named by the server
+const TURNING = "--"; // a card the client predicts will turn up: face down until the server names it
 
 /** A full view (finished game) in the public view's shape. */
 export function normalizeView(view, draw = 1) {
@@ -26,6 +28,20 @@ export function normalizeView(view, draw = 1) {
     can_undo: false,
     can_recycle: false,
   };
+}
+
+/** Cards on the foundations a view does not name by suit: a fair race shows each suit
+ * only up to the run from the Ace the viewer has seen, and the true total. */
+export function unnamedHome(view) {
+  const named = SUIT_ORDER.reduce((n, suit) => n + (view.foundations[suit] ? rankOf(view.foundations[suit]) : 0), 0);
+  return Math.max(0, (view.foundation_count ?? named) - named);
+}
+
+/** Whether a view leaves out a card name the viewer may not know yet (fair races). */
+export function showsUnseen(view) {
+  if (!view) return false;
+  return (view.waste.visible || []).includes(UNSEEN) || view.tableau.some((col) => col.up.includes(UNSEEN))
+    || unnamedHome(view) > 0;
 }
 
 function suitName(suit) { return SUITS[suit].name; }
@@ -55,7 +71,9 @@ export class Board {
       root.setAttribute("aria-roledescription", "solitaire board");
       root.setAttribute("aria-label", name || "Solitaire board: Tab through the cards, Enter sends a card to its foundation");
     } else {
-      root.setAttribute("role", "img");
+      // A group, not an image: a screen reader reaches each face-up card's name.
+      root.setAttribute("role", "group");
+      root.setAttribute("aria-roledescription", "solitaire board");
     }
     this.buildSlots();
     if (interactive) this.listen();
@@ -89,6 +107,9 @@ export class Board {
       el.append(h("span", { class: `slot-suit ${SUITS[suit].red ? "red" : ""}`, "aria-hidden": "true" }, SUITS[suit].symbol));
     }
     COLUMNS.forEach((col, i) => make(col, `Column ${i + 1}, empty`, true));
+    // Foundation cards the viewer may not be told by suit still count (the total).
+    this.homeMore = h("div", { class: "foundation-more", "aria-hidden": "true", hidden: true });
+    this.root.append(this.homeMore);
   }
 
   setView(view) {
@@ -132,8 +153,11 @@ export class Board {
     }
     visible.forEach((card, i) => {
       const isTop = i === visible.length - 1;
-      items.push({ key: card, card, x: g.colX(1) + i * (this.compact ? g.fanStep * 0.6 : g.fanStep), y: top, z: 10 + i,
-        pile: "waste", playable: isTop, from: "stock" });
+      const unseen = card === UNSEEN;
+      // An unseen card is known by its place in the waste (several may be shown).
+      const key = unseen ? `w?:${v.waste.count - visible.length + i}` : card;
+      items.push({ key, card, x: g.colX(1) + i * (this.compact ? g.fanStep * 0.6 : g.fanStep), y: top, z: 10 + i,
+        pile: "waste", playable: isTop && !unseen, from: "stock" });
     });
     // Foundations: the top card, and the one under it so a take-back uncovers something.
     SUIT_ORDER.forEach((suit, i) => {
@@ -154,9 +178,13 @@ export class Board {
         y += g.downStep;
       }
       col.up.forEach((card, k) => {
-        const known = card !== UNKNOWN;
-        items.push({ key: known ? card : `u:${c}`, card: known ? card : null, x: g.colX(c), y, z: 10 + col.down + k,
-          pile: COLUMNS[c], index: k, playable: known, decorative: !known });
+        if (card === TURNING) {
+          items.push({ key: `u:${c}`, card: null, x: g.colX(c), y, z: 10 + col.down + k, pile: COLUMNS[c], decorative: true });
+        } else {
+          const unseen = card === UNSEEN;
+          items.push({ key: unseen ? `t?:${c}:${col.down + k}` : card, card, x: g.colX(c), y, z: 10 + col.down + k,
+            pile: COLUMNS[c], index: k, playable: !unseen });
+        }
         y += g.upStep;
       });
     });
@@ -177,6 +205,7 @@ export class Board {
     SUIT_ORDER.forEach((suit, i) => place(this.slots[`f${suit}`], g.colX(3 + i), g.gap));
     COLUMNS.forEach((col, i) => place(this.slots[col], g.colX(i), g.tableauTop));
     this.updateSlots();
+    this.showHomeMore(g);
     // Height: the tallest column.
     let bottom = g.tableauTop + g.cardH;
     v.tableau.forEach((col) => {
@@ -218,14 +247,23 @@ export class Board {
 
   paint(el, item, fresh, g) {
     const faceUp = !!item.card;
+    const unseen = item.card === UNSEEN;
+    const named = faceUp && !unseen;
     el.dataset.key = item.key;
     el.dataset.pile = item.pile;
-    if (faceUp) el.dataset.card = item.card; else delete el.dataset.card;
+    if (named) el.dataset.card = item.card; else delete el.dataset.card;
     el.classList.toggle("back", !faceUp);
-    el.classList.toggle("red", faceUp && SUITS[suitOf(item.card)].red);
-    el.classList.toggle("playable", !!item.playable && this.interactive);
-    el.classList.toggle("selected", this.selected === item.card && faceUp);
-    if (faceUp && el.dataset.face !== item.card) {
+    el.classList.toggle("unseen", unseen);
+    el.classList.toggle("red", named && SUITS[suitOf(item.card)].red);
+    el.classList.toggle("playable", !!item.playable && named && this.interactive);
+    el.classList.toggle("selected", this.selected === item.card && named);
+    if (unseen && el.dataset.face !== UNSEEN) {
+      el.dataset.face = UNSEEN;
+      el.replaceChildren(
+        h("span", { class: "corner tl", "aria-hidden": "true" }, h("b", {}, "?")),
+        h("span", { class: "unseen-mark", "aria-hidden": "true" }, "?"),
+      );
+    } else if (named && el.dataset.face !== item.card) {
       el.dataset.face = item.card;
       const rank = rankText(item.card);
       const symbol = SUITS[suitOf(item.card)].symbol;
@@ -243,13 +281,22 @@ export class Board {
       if (!badge) { badge = h("span", { class: "badge", "aria-hidden": "true" }); el.append(badge); }
       badge.textContent = item.badge;
     }
-    // Accessibility: face-up playable cards are buttons named like "9 of spades".
-    if (faceUp && !item.decorative && this.interactive) {
+    // Accessibility: face-up playable cards are buttons named like "9 of spades"; on a
+    // board that is only watched, face-up cards are images with the same names (an
+    // unseen one: "face-up card you have not seen yet"), not in the Tab order.
+    if (named && !item.decorative && this.interactive) {
       el.setAttribute("role", "button");
       el.setAttribute("aria-label", cardLabel(item.card));
       el.setAttribute("aria-description", this.pileDescription(item));
       el.tabIndex = 0;
       if (this.selected === item.card) el.setAttribute("aria-pressed", "true"); else el.removeAttribute("aria-pressed");
+      el.removeAttribute("aria-hidden");
+    } else if (faceUp && !item.decorative) {
+      el.setAttribute("role", "img");
+      el.setAttribute("aria-label", cardLabel(item.card));
+      el.setAttribute("aria-description", this.pileDescription(item));
+      el.removeAttribute("aria-pressed");
+      el.removeAttribute("tabindex");
       el.removeAttribute("aria-hidden");
     } else {
       el.removeAttribute("role");
@@ -306,10 +353,23 @@ export class Board {
     });
   }
 
+  /** Foundation cards the view does not name: their number, over the gap in the top row. */
+  showHomeMore(g) {
+    const more = unnamedHome(this.view);
+    this.homeMore.hidden = more === 0;
+    if (!more) return;
+    this.homeMore.replaceChildren(h("b", {}, `+${more}`), h("span", {}, "home"));
+    this.homeMore.title = `${more} more card${more === 1 ? "" : "s"} on the foundations, not yet seen`;
+    this.homeMore.style.transform = `translate(${g.colX(2)}px, ${g.gap}px)`;
+  }
+
   summary() {
     const v = this.view;
     if (!v) return this.name || "board";
-    return `${this.name ? `${this.name}: ` : ""}${v.foundation_count} cards on the foundations, score ${v.score_text ?? v.score}, ${v.moves} moves`;
+    const more = unnamedHome(v);
+    const home = v.foundation_count;
+    return `${this.name ? `${this.name}: ` : ""}${home} card${home === 1 ? "" : "s"} on the foundations`
+      + `${more ? ` (${more} you have not seen yet)` : ""}, score ${v.score_text ?? v.score}, ${v.moves} moves`;
   }
 
   // -- the position, as the board knows it -------------------------------------
@@ -333,7 +393,7 @@ export class Board {
     if (!where) return [card];
     if (where.pile[0] === "t") {
       const col = this.view.tableau[Number(where.pile.slice(1)) - 1];
-      return col.up.slice(where.index).map((c, i) => (c === UNKNOWN ? `u:${where.pile.slice(1) - 1}` : c));
+      return col.up.slice(where.index).map((c) => (c === TURNING ? `u:${where.pile.slice(1) - 1}` : c));
     }
     return [card];
   }
@@ -634,7 +694,7 @@ export function smartColumn(view, card, fromColumn = -1) {
   view.tableau.forEach((col, i) => {
     if (i === fromColumn) return;
     const top = col.up[col.up.length - 1];
-    if (!top || top === UNKNOWN) return;
+    if (!top || top === TURNING || top === UNSEEN) return;
     const red = SUITS[suitOf(card)].red;
     if (SUITS[suitOf(top)].red !== red && rankOf(top) === rankOf(card) + 1) {
       const size = col.down + col.up.length;
@@ -669,7 +729,7 @@ export function predict(view, move) {
       if (k >= 0) {
         run = col.up.splice(k);
         fromColumn = c;
-        if (col.up.length === 0 && col.down > 0) { col.down -= 1; col.up.push(UNKNOWN); }
+        if (col.up.length === 0 && col.down > 0) { col.down -= 1; col.up.push(TURNING); }
         break;
       }
     }
@@ -694,4 +754,4 @@ export function predict(view, move) {
   return next;
 }
 
-export { COLUMNS, UNKNOWN };
+export { COLUMNS, TURNING };

@@ -1,7 +1,8 @@
 // One game over its WebSocket (/ws/games/<id>/): the confirmed position from the
 // server, the player's moves in flight shown at once (predicted), snap-back with the
 // server's reason when one is refused, and resumption after a lost connection with
-// ?since=<last seq> — no page reload.
+// ?since=<last seq> — no page reload. Watching a game of a fair race, a "view" frame
+// fills the board in when the viewer may now know more of its cards.
 
 import { normalizeView, predict } from "./board.js";
 import { cardLabel } from "./cards.js";
@@ -63,6 +64,7 @@ export class GameSession {
     switch (message.type) {
       case "snapshot": this.snapshot(message); break;
       case "event": this.event(message); break;
+      case "view": this.viewChanged(message); break;
       case "ack": break; // the event follows at once
       case "error": this.error(message); break;
       case "watchers": this.watchers = message.count; this.hooks.onWatchers?.(message.count); break;
@@ -103,6 +105,15 @@ export class GameSession {
     this.hooks.onEvent?.(message);
     if (message.view) this.refresh();
     this.pump();
+  }
+
+  /** The same position (no move happened) with names the viewer has just learned. */
+  viewChanged(message) {
+    if (message.game !== undefined && String(message.game) !== String(this.gameId)) return;
+    if (this.seq !== null && message.seq < this.seq) return;
+    this.seq = message.seq;
+    this.view = normalizeView(message.view, this.draw);
+    this.refresh();
   }
 
   /** Actions whose seq the server has now used are settled, whoever played it. */

@@ -2,7 +2,7 @@
 // get a read-only board and the watcher count).
 
 import { ApiError, get, getOptional, post } from "../api.js";
-import { Board } from "../board.js";
+import { Board, showsUnseen } from "../board.js";
 import { GameSession } from "../game-session.js";
 import { showStatus } from "../socket.js";
 import { $, announce, confirmButton, formatScore, formatTime, h, modeName, replace } from "../util.js";
@@ -15,7 +15,7 @@ const els = {
   title: $("#game-title"), connection: $("#connection"), score: $("#score"), moves: $("#moves"),
   clock: $("#clock time"), watchers: $("#watchers"), undo: $("#undo"), hint: $("#hint"),
   complete: $("#complete"), resign: $("#resign"), newGame: $("#new-game"), message: $("#message"),
-  board: $("#board"), result: $("#result"), toolbar: $("#toolbar"),
+  board: $("#board"), result: $("#result"), toolbar: $("#toolbar"), legend: $("#fair-legend"),
 };
 
 let payload = null;
@@ -80,6 +80,7 @@ function update(s) {
   els.board.dataset.status = s.status;
   els.board.dataset.pending = String(s.pending.length);
   const view = s.shown();
+  els.legend.hidden = !showsUnseen(view); // watching a fair race: what "?" means
   els.score.textContent = formatScore(s.score ?? view?.score, s.scoring);
   els.moves.textContent = String(s.moves ?? 0);
   els.clock.textContent = formatTime(s.elapsed());

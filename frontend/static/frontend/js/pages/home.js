@@ -44,6 +44,13 @@ codeForm.addEventListener("submit", async (event) => {
   }
 });
 
+// Open boards show every card to everyone: such a race is never rated.
+raceForm.elements.open_boards.addEventListener("change", () => {
+  const f = raceForm.elements;
+  f.rated.disabled = f.open_boards.checked;
+  f.rated.checked = !f.open_boards.checked;
+});
+
 raceForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const error = raceForm.querySelector(".field-error");
@@ -61,6 +68,8 @@ raceForm.addEventListener("submit", async (event) => {
       time_limit: Math.round(Number(f.minutes.value) * 60),
       spectator_delay: Number(f.spectator_delay.value),
       public: f.public.checked,
+      rated: f.rated.checked && !f.open_boards.checked,
+      open_boards: f.open_boards.checked,
     });
     location.assign(`/races/${race.id}/`);
   } catch (err) {
@@ -112,7 +121,11 @@ function showLobby(data) {
     ? h("ul", { class: "list", "data-testid": "races" }, races.map((race) => h("li", {},
       h("div", {},
         h("strong", {}, `${race.host}'s race`), " ",
-        h("span", { class: `tag ${race.phase === "open" ? "" : "live"}` }, race.phase),
+        h("span", { class: `tag ${race.phase === "open" ? "" : "live"}` }, race.phase), " ",
+        race.open_boards ? h("span", { class: "tag", "data-testid": "open-boards",
+          title: "Every card is shown live to everyone" }, "open boards") : null, " ",
+        race.rated === false ? h("span", { class: "tag", "data-testid": "unrated",
+          title: "The result changes no rating" }, "unrated") : null,
         h("div", { class: "meta" }, `${modeName(race.draw, race.scoring)} · ${race.players}/${race.max_players} players · ${formatTime(race.time_limit)}`)),
       h("a", { class: "button small", href: `/races/${race.id}/` }, race.phase === "open" ? "Join" : "Watch"))))
     : h("p", { class: "empty" }, "No open races. Open one!"));

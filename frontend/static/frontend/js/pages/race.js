@@ -1,6 +1,9 @@
 // The race room: players and ready flags, the countdown, your board (played over its
 // own game socket), every other racer's board live (over the race socket), the
 // results; spectators see every board, with the race's delay, and the watcher count.
+// In a fair race (not open boards) the other boards name only the cards this viewer
+// may know, "??" for the rest; a "view" frame fills a board in when the viewer learns
+// a card (their own move, arriving on this socket as a racer's event).
 
 import { currentUser, get, post } from "../api.js";
 import { Board, normalizeView } from "../board.js";
@@ -15,6 +18,7 @@ const els = {
   lobby: $("#lobby"), results: $("#results"), resultsBody: $("#results-body"), myArea: $("#my-area"),
   opponents: $("#opponents"), score: $("#score"), moves: $("#moves"), home: $("#home-count"),
   undo: $("#undo"), resign: $("#resign"), message: $("#message"), board: $("#board"), complete: $("#complete"),
+  kind: $("#race-kind"), legend: $("#fair-legend"), legendText: $("#fair-legend-text"),
 };
 
 let me = null;
@@ -109,6 +113,7 @@ function receive(message) {
       break;
     case "snapshot": snapshot(message); break;
     case "event": event(message); break;
+    case "view": viewChanged(message); break;
     case "watchers": els.watchers.textContent = String(message.count); break;
     case "error": els.error.textContent = message.detail || message.error; break;
     default: break;
@@ -129,6 +134,7 @@ function showRace() {
     h("span", {}, playerLink(e.player), e.player === race.host ? h("span", { class: "muted" }, " (host)") : null),
     h("span", { class: e.ready ? "ready-yes" : "ready-no" }, e.ready ? "Ready" : "Not ready"))));
   showActions(phase, entry);
+  showFairness(phase, entry);
   // Boards: mine over its game socket; the others from this socket.
   if (entry?.game && !mine) openMyGame(entry.game);
   for (const e of race.entries) {
@@ -140,6 +146,18 @@ function showRace() {
   }
   if (phase === "finished") showResults();
   tick();
+}
+
+/** Rated or not, open boards or fair; while a fair race runs, what "?" means. */
+function showFairness(phase, entry) {
+  els.kind.textContent = race.open_boards ? "Open boards: every card is shown live (unrated)"
+    : race.rated ? "Rated race" : "Unrated race";
+  els.kind.dataset.openBoards = String(!!race.open_boards);
+  const running = phase === "countdown" || phase === "running";
+  els.legend.hidden = !running || !!race.open_boards;
+  els.legendText.textContent = entry?.status === "live"
+    ? "A card marked ? is face up on that board, but you have not seen it yet in your own game: it is named as soon as you turn it up."
+    : "A card marked ? is face up on that board, but not every racer still playing has seen it yet: it is named once they all have.";
 }
 
 function showActions(phase, entry) {
@@ -276,6 +294,19 @@ function event(message) {
   if (message.status) b.status = message.status;
   b.delayed = message.delayed_by ?? b.delayed;
   if (message.view) { b.view = normalizeView(message.view, race?.draw); b.board.setView(b.view); }
+  updateLine(b);
+}
+
+/** The viewer has learned a card: the board of that game (no move happened), with the
+ * newly known names filled in. */
+function viewChanged(message) {
+  if (mine && message.game === mine.gameId) return;
+  const b = boards.get(message.game);
+  if (!b || (b.seq !== null && message.seq < b.seq)) return;
+  b.seq = message.seq;
+  b.delayed = message.delayed_by ?? b.delayed;
+  b.view = normalizeView(message.view, race?.draw);
+  if (b.view) b.board.setView(b.view);
   updateLine(b);
 }
 
