@@ -33,9 +33,10 @@ A benchmark, not a test: it prints figures and exits 0 unless it could not run.
    viewer learns a card); the distinct texts each process sent for one event (the
    renderings: one shared by all spectators in a fair race, one per racer); and the
    CPU of each Daphne, PostgreSQL and Redis per move.
-4. Prints p50/p99/max per kind, the ratio fair ÷ open (target: p99 at most 1.5×, nothing
-   lost or duplicated), and the per-round figures; stops Daphne, drops the database and
-   flushes the Redis database. Daphne logs go to ``--log-dir`` (default a new /tmp
+4. Prints p50/p95/p99/max per kind (every round's latencies pooled), the ratio fair ÷
+   open (target: p99 at most 1.5×, nothing lost or duplicated), each round's figures and
+   the median of the rounds' p99 ratios; stops Daphne, drops the database and flushes
+   the Redis database. Daphne logs go to ``--log-dir`` (default a new /tmp
    directory); ``--py-spy PATH`` samples each Daphne during every race (collapsed
    stacks there). Two runs cannot overlap (a lock file).
 """
