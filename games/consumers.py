@@ -183,6 +183,30 @@ def rendered_text(message: dict[str, Any], known: int | None, extra: dict[str, A
     return text
 
 
+_filled_in: OrderedDict[tuple, str | None] = OrderedDict()
+
+
+def filled_in_text(game_id: str, stream: GameStream, before: int, after: int) -> str | None:
+    """The "view" frame that fills in the board ``stream`` last showed, for a viewer
+    who knew ``before`` and now knows ``after`` (None: no name on it changes). Built
+    once per process for everyone who learns the same cards at the same event: all of
+    a race's spectators when the last racer still playing sees a card."""
+    key = (game_id, stream.last_seq, stream.delay, before, after)
+    if key in _filled_in:
+        return _filled_in[key]
+    text = None
+    view = redact_view(stream.last_view, after)
+    if view != redact_view(stream.last_view, before):
+        frame = {"type": "view", "game": game_id, "seq": stream.last_seq, "view": view}
+        if stream.delay:
+            frame["delayed_by"] = stream.delay
+        text = json.dumps(frame)
+    _filled_in[key] = text
+    if len(_filled_in) > RENDERED_EVENTS:
+        _filled_in.popitem(last=False)
+    return text
+
+
 @db_async
 def load_knowledge(race_id: Any, actor: Actor) -> viewer_policy.RaceKnowledge | None:
     race = Race.objects.filter(pk=race_id).first()
@@ -227,12 +251,9 @@ class RaceViewing:
         for game_id, stream in streams.items():
             if game_id == self.knowledge.own_game or stream.last_view is None:
                 continue
-            view = redact_view(stream.last_view, after)
-            if view != redact_view(stream.last_view, before):
-                frame = {"type": "view", "game": game_id, "seq": stream.last_seq, "view": view}
-                if stream.delay:
-                    frame["delayed_by"] = stream.delay
-                await self.send(text_data=json.dumps(frame))
+            text = filled_in_text(game_id, stream, before, after)
+            if text is not None:
+                await self.send(text_data=text)
 
 
 @db_async

@@ -217,11 +217,14 @@ class RaceKnowledge:
         self.own_game, self.delay, self.opening = own_game, delay, opening
         # Per game: (seq, cards_seen, live) of its latest events, oldest first.
         self.history = {game: deque(events, maxlen=delay + 1) for game, events in games.items()}
+        # known() until the next update: a socket asks several times per event.
+        self._known: int | None = None
 
     def update(self, game_id: str, seq: int, seen: int, live: bool) -> None:
         history = self.history.get(game_id)
         if history is not None and (not history or seq > history[-1][0]):
             history.append((seq, seen, live))
+            self._known = None
 
     def _now(self, game_id: str) -> tuple[int, bool]:
         history = self.history[game_id]
@@ -238,10 +241,13 @@ class RaceKnowledge:
         return self.opening, True  # nothing kept that old: the deal's own (fewest) cards
 
     def known(self) -> int:
-        own = self._now(self.own_game) if self.own_game in self.history else None
-        if own is not None and own[1]:
-            return own[0]
-        return known_cards(None, [self._then(game) for game in self.history])
+        if self._known is None:
+            own = self._now(self.own_game) if self.own_game in self.history else None
+            if own is not None and own[1]:
+                self._known = own[0]
+            else:
+                self._known = known_cards(None, [self._then(game) for game in self.history])
+        return self._known
 
 
 def race_knowledge(race: Race, actor: Actor) -> RaceKnowledge | None:

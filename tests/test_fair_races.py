@@ -362,3 +362,46 @@ def test_the_api_opens_boards_only_for_unrated_races():
     assert (opened["open_boards"], opened["rated"]) == (True, False)
     fair = client.post("/api/races/", {}, format="json").json()
     assert (fair["open_boards"], fair["rated"]) == (False, True)
+
+
+def test_a_sockets_knowledge_follows_each_racers_event_though_it_is_kept_between_them():
+    """A socket asks what its viewer may know several times per event; the answer is
+    kept, and every racer's event that changes it counts at once."""
+    from games.viewer_policy import RaceKnowledge
+
+    spectator = RaceKnowledge(own_game=None, delay=0, opening=0b1,
+                              games={"a": [(0, 0b011, True)], "b": [(0, 0b101, True)]})
+    assert spectator.known() == 0b001
+    spectator.update("b", 1, 0b111, True)
+    assert spectator.known() == 0b011
+    spectator.update("b", 1, 0b001, True)  # the same event again: nothing changes
+    assert spectator.known() == 0b011
+    spectator.update("a", 1, 0b011, False)  # racer a has finished: only b counts
+    assert spectator.known() == 0b111
+
+
+def test_spectators_who_learn_the_same_cards_share_one_filled_in_board():
+    """The board filled in when the common knowledge grows is built once per process
+    for every spectator; a viewer who learns something else gets their own."""
+    from games.consumers import filled_in_text
+    from games.engine import Game as EngineGame
+    from games.engine import public_view
+    from games.engine.views import face_up_mask
+    from games.streams import GameStream
+
+    engine = EngineGame.new(DealCode(12345, 1, Scoring.NORMAL), ranked=True)
+    shown = face_up_mask(engine)
+    card = shown & -shown  # one face-up card of the board
+    streams = [GameStream("game"), GameStream("game")]
+    for stream in streams:  # two spectators' sockets showing the same board
+        stream.last_seq, stream.last_view = 3, public_view(engine)
+    before, after = ALL_CARDS & ~card, ALL_CARDS
+    first, second = (filled_in_text("game", stream, before, after) for stream in streams)
+    assert first is second and names_of(card) <= names_in(json.loads(first)["view"])
+    rest = shown & ~card
+    unseen = rest & -rest  # another face-up card, which this racer has not seen
+    racer = filled_in_text("game", streams[0], before & ~unseen, after & ~unseen)
+    assert racer != first and names_of(card) <= names_in(json.loads(racer)["view"])
+    face_down = ALL_CARDS & ~shown
+    off_board = face_down & -face_down
+    assert filled_in_text("game", streams[0], ALL_CARDS & ~off_board, ALL_CARDS) is None  # no name changes
