@@ -58,6 +58,8 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_database import admin, server_url, setup_django  # noqa: E402 - beside this script
+
 DB_NAME = "klondike_bench_boards"
 TARGET_MS = 20.0
 DEEP = 50_000
@@ -80,8 +82,6 @@ def parse_args() -> argparse.Namespace:
 # --- database set-up -------------------------------------------------------------------
 
 
-def server_url() -> str:
-    return os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 
 
 def recreate_database() -> None:
@@ -99,19 +99,6 @@ def drop_database() -> None:
         admin.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
-def setup_django() -> None:
-    os.environ["DATABASE_URL"] = f"{server_url()}/{DB_NAME}"
-    os.environ.pop("REDIS_URL", None)  # nothing here publishes; keep Redis out of the figures
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
-    os.environ["DEBUG"] = "false"
-    os.environ["ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
 
 
 # --- generated data --------------------------------------------------------------------
@@ -160,7 +147,7 @@ def result(rng: random.Random, *, vegas: bool, won_rate: float, live_rate: float
 GAME_COLUMNS = ["id", "owner_id", "guest_key", "race_id", "daily_id", "practice", "code", "deal_number", "draw",
                 "scoring", "kind", "ranked_undo", "public", "status", "score", "moves", "foundation_count", "seq",
                 "state", "created_at", "started_at", "finished_at", "seconds", "board_won", "board_primary",
-                "board_secondary", "board_tertiary", "visible_from"]
+                "board_secondary", "board_tertiary", "visible_from", "cards_seen"]
 
 
 def generate(args: argparse.Namespace) -> dict[str, Any]:
@@ -247,7 +234,8 @@ def generate(args: argparse.Namespace) -> dict[str, Any]:
                 code.scoring.value, kind, kind == "ranked" and not practice, True, res["status"], res["score"],
                 res["moves"], res["foundation_count"], res["moves"] + (0 if live else 1),
                 states[written % state_count], created, started_at, finished_at, res["seconds"], res["board_won"],
-                res["board_primary"], res["board_secondary"], res["board_tertiary"], visible_from)
+                res["board_primary"], res["board_secondary"], res["board_tertiary"], visible_from,
+                0)  # cards_seen: only races read it
 
     columns = ", ".join(GAME_COLUMNS)
     with conn.cursor() as cur, cur.copy(f"COPY games_game ({columns}) FROM STDIN") as copy:
@@ -542,7 +530,7 @@ def main() -> int:
         print(f"database {DB_NAME}: create and migrate", flush=True)
         recreate_database()
     try:
-        setup_django()
+        setup_django(DB_NAME)
         generated = {}
         if not args.reuse:
             print(f"generate {args.accounts:,} accounts and {args.games:,} games", flush=True)

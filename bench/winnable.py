@@ -35,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_database import admin, server_url, setup_django  # noqa: E402 - beside this script
+
 DB_NAME = "klondike_bench_winnable"
 MODES = (("normal", "D1N"), ("vegas", "D1V"))
 
@@ -50,30 +52,10 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def server_url() -> str:
-    return os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 
 
-def admin(statement: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{server_url()}/postgres", autocommit=True) as connection:
-        connection.execute(statement)
 
 
-def setup_django() -> None:
-    os.environ["DATABASE_URL"] = f"{server_url()}/{DB_NAME}"
-    os.environ.pop("REDIS_URL", None)  # nothing here needs the channel layer; keep it out of the figures
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
-    os.environ["DEBUG"] = "false"
-    os.environ["ALLOWED_HOSTS"] = "testserver,127.0.0.1,localhost"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
 
 
 def stock_the_pool(args: argparse.Namespace) -> None:
@@ -119,7 +101,7 @@ def main() -> int:
     admin(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
     admin(f"CREATE DATABASE {DB_NAME}")
     try:
-        setup_django()
+        setup_django(DB_NAME)
         started = time.perf_counter()
         stock_the_pool(args)
         print(f"set-up: {args.stock:,} wins in stock and {args.handed_out:,} handed out per mode "
