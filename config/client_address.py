@@ -168,11 +168,14 @@ class WSGIClientAddress:
 
     def __init__(self, app: Any) -> None:
         self.app = app
+        self.proxies: TrustedProxies | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        from django.conf import settings
+        if self.proxies is None:  # parsed once, as the ASGI middleware does
+            from django.conf import settings
 
-        proxies = TrustedProxies.parse(getattr(settings, "TRUSTED_PROXIES", ""))
+            self.proxies = TrustedProxies.parse(getattr(settings, "TRUSTED_PROXIES", ""))
+        proxies = self.proxies
         peer = environ.get("REMOTE_ADDR", "")
         environ["REMOTE_ADDR"] = proxies.client(peer, environ.get("HTTP_X_FORWARDED_FOR", "").split(","))
         if proxies.configured and proxies.trusts(peer):

@@ -17,7 +17,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from games.engine import Game as EngineGame
-from games.engine import full_view, public_view
+from games import viewer_policy
 from games.models import Game, Move
 
 LOBBY_GROUP = "lobby"
@@ -28,8 +28,9 @@ def game_group(game_id: Any) -> str:
 
 
 def view_of(game: Game, engine: EngineGame) -> dict[str, Any]:
-    """Every card once nothing is secret any more; the public view before that."""
-    return full_view(engine) if game.reveals_everything else public_view(engine)
+    """The board every viewer may see (games.viewer_policy): every card once nothing is
+    secret any more, the public view before that. Sockets render it further per viewer."""
+    return viewer_policy.Sight(viewer_policy.SPECTATOR, reveal=game.reveals_everything).view(engine)
 
 
 def event_of(game: Game, row: Move, view: dict[str, Any] | None) -> dict[str, Any]:
