@@ -20,7 +20,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e '.[test,native]'
+	$(PY) -m pip install -e '.[test,native,bench]'
 	touch $(STAMP)
 
 ## solver: compile the solver with mypyc and its C core (scripts/build-solver.sh); redone when

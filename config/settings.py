@@ -16,7 +16,9 @@ ALLOWED_HOSTS   comma-separated, default "127.0.0.1,localhost"
 CSRF_TRUSTED_ORIGINS  comma-separated, default empty
 DATABASE_URL    postgres://user:pass@host:port/name or sqlite:///path;
                 unset -> SQLite file db.sqlite3 at the project root
-DB_CONN_MAX_AGE int seconds; default 300 for PostgreSQL, 0 for SQLite
+DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE  PostgreSQL connections per process, default 2 and 10
+DB_POOL_TIMEOUT float seconds a request waits for a pooled connection (then 503), default 3
+DB_CONNECT_TIMEOUT int seconds one connect attempt may take, default 3
 DB_THREADS      int, threads per process for WebSocket database calls, default 2
 CHANNEL_LAYER   pubsub (default) | lists: which channels_redis layer REDIS_URL uses
 REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
@@ -105,6 +107,18 @@ def env_int(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = 
         ) from None
 
 
+def env_float(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> float:
+    value = _raw(name, environ)
+    if value is None:
+        if default is _MISSING:
+            raise ImproperlyConfigured(f"Environment variable {name} is required but not set.")
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"Environment variable {name}={value!r} is not a number.") from None
+
+
 def env_list(name: str, default=_MISSING, *, environ: Mapping[str, str] | None = None) -> list[str]:
     """Comma-separated list; blank items are dropped. ``default`` may be a str or list."""
     value = _raw(name, environ)
@@ -138,6 +152,8 @@ def env_rate(name: str, default=_MISSING, *, environ: Mapping[str, str] | None =
 # ---------------------------------------------------------------------------
 
 _POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql"}
+# Django's PostgreSQL backend with a pool that tells busy from unreachable (database/).
+POSTGRES_ENGINE = "database.postgresql"
 
 
 def parse_database_url(url: str, *, base_dir: Path = BASE_DIR) -> dict:
@@ -176,7 +192,7 @@ def parse_database_url(url: str, *, base_dir: Path = BASE_DIR) -> dict:
     except ValueError:
         raise ImproperlyConfigured(f"DATABASE_URL {url!r}: port is not a valid number.") from None
     config = {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": POSTGRES_ENGINE,
         "NAME": name,
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
@@ -189,26 +205,55 @@ def parse_database_url(url: str, *, base_dir: Path = BASE_DIR) -> dict:
     return config
 
 
+def pool_options(*, environ: Mapping[str, str] | None = None) -> dict:
+    """Django's psycopg pool per process (database/pool.py): at most DB_POOL_MAX_SIZE
+    connections, so a deployment holds at most that times its processes; a request
+    waits DB_POOL_TIMEOUT seconds for one, then gets 503 database_busy."""
+    min_size = env_int("DB_POOL_MIN_SIZE", 2, environ=environ)
+    max_size = env_int("DB_POOL_MAX_SIZE", 10, environ=environ)
+    timeout = env_float("DB_POOL_TIMEOUT", 3.0, environ=environ)
+    connect_timeout = env_int("DB_CONNECT_TIMEOUT", 3, environ=environ)
+    if not 0 <= min_size <= max_size or max_size < 1:
+        raise ImproperlyConfigured(
+            f"DB_POOL_MIN_SIZE={min_size} and DB_POOL_MAX_SIZE={max_size}: need 0 <= min <= max and max >= 1."
+        )
+    if timeout <= 0 or connect_timeout < 1:
+        raise ImproperlyConfigured(
+            f"DB_POOL_TIMEOUT={timeout} must be above 0 and DB_CONNECT_TIMEOUT={connect_timeout} at least 1."
+        )
+    return {
+        "pool": {"min_size": min_size, "max_size": max_size, "timeout": timeout},
+        # libpq's bound on one connect attempt: an unreachable host is told in seconds.
+        "connect_timeout": connect_timeout,
+    }
+
+
 def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path = BASE_DIR) -> dict:
     url = _raw("DATABASE_URL", environ)
     if url is None:
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(base_dir / "db.sqlite3")}
     else:
         config = parse_database_url(url, base_dir=base_dir)
-    # A new PostgreSQL connection costs a backend process and cold catalog caches:
-    # the real-time benchmark measured it as most of the database's CPU per move.
-    default_age = 300 if config["ENGINE"] == "django.db.backends.postgresql" else 0
-    config["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", default_age, environ=environ)
+    if _raw("DB_CONN_MAX_AGE", environ) not in (None, "0"):
+        raise ImproperlyConfigured(
+            "DB_CONN_MAX_AGE is no longer read: under ASGI every request runs in a thread of its own, "
+            "and persistent connections pile up per thread. PostgreSQL connections come from a pool "
+            "per process instead; size it with DB_POOL_MAX_SIZE (docs/operations.md)."
+        )
+    config["CONN_MAX_AGE"] = 0
+    if config["ENGINE"] == POSTGRES_ENGINE:
+        config["OPTIONS"] = {**pool_options(environ=environ), **config.get("OPTIONS", {})}
+        # Checked before a pooled connection is handed out (database/pool.py does it).
+        config["CONN_HEALTH_CHECKS"] = True
     test_name = _raw("TEST_DATABASE_NAME", environ)
     if test_name:
         # Lets concurrent test runs on one server use their own test databases.
         config["TEST"] = {"NAME": test_name}
-    config["CONN_HEALTH_CHECKS"] = config["CONN_MAX_AGE"] > 0
     return config
 
 
 # Threads per process for the consumers' database calls (games.dbthreads); each
-# keeps its own connection, so PostgreSQL sees up to this many per Daphne process.
+# takes a connection from the process's pool for the length of one call.
 # More threads contend for the GIL with the event loop: 2 measured best
 # (bench/realtime.py, docs/performance.md).
 DB_THREADS = env_int("DB_THREADS", 2)

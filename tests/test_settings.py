@@ -74,7 +74,7 @@ def test_secret_key_required_without_debug():
 def test_postgres_url_parsed_into_django_dict():
     cfg = s.parse_database_url("postgres://alice:p%40ss@db.example:6543/klondike")
     assert cfg == {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "database.postgresql",
         "NAME": "klondike",
         "USER": "alice",
         "PASSWORD": "p@ss",
@@ -85,7 +85,7 @@ def test_postgres_url_parsed_into_django_dict():
 
 def test_postgres_url_minimal_and_options():
     cfg = s.parse_database_url("postgresql://postgres@127.0.0.1/klondike?sslmode=require")
-    assert cfg["ENGINE"] == "django.db.backends.postgresql"
+    assert cfg["ENGINE"] == "database.postgresql"
     assert (cfg["USER"], cfg["PASSWORD"], cfg["HOST"], cfg["PORT"]) == ("postgres", "", "127.0.0.1", "")
     assert cfg["OPTIONS"] == {"sslmode": "require"}
 
@@ -115,19 +115,34 @@ def test_database_unset_is_sqlite_file_at_project_root():
     assert cfg["CONN_MAX_AGE"] == 0
 
 
-def test_database_config_from_env():
-    cfg = s.database_config(
-        environ={"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/klondike", "DB_CONN_MAX_AGE": "60"}
-    )
+def test_postgres_connections_come_from_a_pool_per_process():
+    cfg = s.database_config(environ={"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/klondike?sslmode=require"})
     assert cfg["NAME"] == "klondike"
-    assert cfg["CONN_MAX_AGE"] == 60
+    assert cfg["CONN_MAX_AGE"] == 0  # persistent connections are off under ASGI
     assert cfg["CONN_HEALTH_CHECKS"] is True
+    assert cfg["OPTIONS"] == {"pool": {"min_size": 2, "max_size": 10, "timeout": 3.0},
+                              "connect_timeout": 3, "sslmode": "require"}
 
 
-def test_postgres_connections_persist_by_default():
-    cfg = s.database_config(environ={"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/klondike"})
-    assert cfg["CONN_MAX_AGE"] == 300
-    assert cfg["CONN_HEALTH_CHECKS"] is True
+def test_pool_size_and_timeouts_from_env():
+    cfg = s.database_config(environ={
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/klondike", "DB_POOL_MIN_SIZE": "0",
+        "DB_POOL_MAX_SIZE": "4", "DB_POOL_TIMEOUT": "0.5", "DB_CONNECT_TIMEOUT": "1",
+    })
+    assert cfg["OPTIONS"] == {"pool": {"min_size": 0, "max_size": 4, "timeout": 0.5}, "connect_timeout": 1}
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"DB_POOL_MIN_SIZE": "5", "DB_POOL_MAX_SIZE": "4"}, "DB_POOL_MIN_SIZE"),
+    ({"DB_POOL_MAX_SIZE": "0"}, "DB_POOL_MIN_SIZE"),
+    ({"DB_POOL_TIMEOUT": "0"}, "DB_POOL_TIMEOUT"),
+    ({"DB_POOL_TIMEOUT": "soon"}, "DB_POOL_TIMEOUT"),
+    ({"DB_CONNECT_TIMEOUT": "0"}, "DB_CONNECT_TIMEOUT"),
+    ({"DB_CONN_MAX_AGE": "300"}, "DB_CONN_MAX_AGE is no longer read"),
+])
+def test_bad_pool_settings_raise(environ, message):
+    with pytest.raises(ImproperlyConfigured, match=message):
+        s.database_config(environ={"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/klondike", **environ})
 
 
 # --- REDIS_URL -----------------------------------------------------------------
