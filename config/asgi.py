@@ -14,6 +14,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from accounts.ws_auth import AuthStack  # noqa: E402
 from config.client_address import ClientAddressMiddleware  # noqa: E402
+from database.asgi import RefuseHandshakeDuringOutage  # noqa: E402
 from config.security_headers import WebSocketSecurityHeaders, forward_accept_headers_in_daphne  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
@@ -25,7 +26,7 @@ application = ClientAddressMiddleware(ProtocolTypeRouter(
         "http": django_asgi_app,
         # The origin check stays outermost: a foreign page's socket is refused first.
         "websocket": AllowedHostsOriginValidator(
-            WebSocketSecurityHeaders(AuthStack(URLRouter(websocket_urlpatterns)))
+            WebSocketSecurityHeaders(RefuseHandshakeDuringOutage(AuthStack(URLRouter(websocket_urlpatterns))))
         ),
     }
 ))

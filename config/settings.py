@@ -381,6 +381,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so its process_exception is asked first: a database outage is a 503.
+    "database.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -19,6 +19,11 @@ logger = logging.getLogger("klondike.database")
 # too many connections (a cluster other clients have filled).
 UNREACHABLE_STATES = ("08", "57P01", "57P02", "57P03", "53300")
 
+# The socket close code for "try again later". RFC 6455's 1013 says it, but Daphne's
+# WebSocket library sends only 1000 and 3000-4999; 4503 mirrors HTTP 503, as the
+# protocol's 4403, 4404 and 4429 mirror theirs (docs/realtime.md).
+CLOSE_TRY_AGAIN = 4503
+
 
 class DatabaseOutage(utils.OperationalError):
     """The database cannot serve this request now; try again after ``retry_after``."""

@@ -10,9 +10,9 @@ the caller into a check-and-sleep loop (1 s, 2 s, …) until the timeout. Here:
 - while the gate is down, requests are refused at once (``DatabaseUnavailable``),
   but one request every ``PROBE_EVERY`` seconds tries a fresh connection: the first
   that succeeds opens the gate again, so the process recovers by itself;
-- waiting for a connection is done in short slices, so a request that was already
-  waiting when the server went away hears it within one slice; a wait that runs out
-  with the server up is ``DatabaseBusy``;
+- requests wait for a connection first come first served; when a connect attempt
+  finds the server gone, every waiting request is refused at once; a wait that runs
+  out with the server up is ``DatabaseBusy``;
 - a pooled connection is checked before it is handed out (the health check); a
   stale one is dropped, the server probed, and if it answers (it restarted) the
   other idle connections are checked at once, so no request fails on one."""
@@ -32,7 +32,6 @@ from database.outage import DatabaseBusy, DatabaseUnavailable
 logger = logging.getLogger("klondike.database")
 
 PROBE_EVERY = 0.5  # seconds between fresh connection attempts while the server is down
-WAIT_SLICE = 0.2  # seconds a waiting request waits before it looks at the gate again
 
 
 class DatabaseGate:
@@ -89,7 +88,7 @@ class GatedConnectionPool(ConnectionPool):
         try:
             conn = super()._connect(timeout)
         except Exception as error:
-            self.gate.lost(error)
+            self.server_lost(error)
             raise
         self.gate.reached()
         return conn
@@ -100,7 +99,7 @@ class GatedConnectionPool(ConnectionPool):
             conn = psycopg.connect(self.conninfo if isinstance(self.conninfo, str) else "",
                                    **self._resolve_kwargs())
         except psycopg.Error as error:
-            self.gate.lost(error)
+            self.server_lost(error)
             return False
         conn.close()
         self.gate.reached()
@@ -110,15 +109,12 @@ class GatedConnectionPool(ConnectionPool):
         self.gate.admit()
         deadline = monotonic() + (self.timeout if timeout is None else timeout)
         while True:
-            remaining = deadline - monotonic()
             try:
-                conn = super().getconn(timeout=max(min(WAIT_SLICE, remaining), 0.001))
+                # One wait, first come first served: waiting in slices would send a
+                # waiter to the back of the queue at each slice.
+                conn = super().getconn(timeout=max(deadline - monotonic(), 0.001))
             except PoolTimeout:
-                if self.gate.down:
-                    raise DatabaseUnavailable() from None
-                if monotonic() >= deadline:
-                    raise DatabaseBusy() from None
-                continue
+                raise (DatabaseUnavailable() if self.gate.down else DatabaseBusy()) from None
             if self.healthy(conn):
                 return conn
             self.putconn(conn)  # closed: the pool opens a replacement
@@ -126,6 +122,14 @@ class GatedConnectionPool(ConnectionPool):
                 raise DatabaseUnavailable()
             # The server restarted under the pool: drop the other stale ones now.
             self.check()
+
+    def server_lost(self, error: BaseException | None) -> None:
+        """The server went away: the gate closes, and everyone already waiting for a
+        connection hears it now rather than at the end of the pool timeout."""
+        self.gate.lost(error)
+        with self._lock:
+            while self._waiting:
+                self._waiting.popleft().fail(DatabaseUnavailable())
 
     @staticmethod
     def healthy(conn: Any) -> bool:

@@ -23,6 +23,8 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
+from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_refusal
+
 from games import events, races, services, socket_protocol, viewer_policy
 from games.engine.views import redact_view
 from games.models import Game, Race
@@ -67,15 +69,33 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             await handler(message)
         except (StopConsumer, AcceptConnection, DenyConnection):
             raise
-        except Exception:
+        except Exception as error:
             if self.closed:
                 return  # the client has gone: nothing to tell it
+            if (outage := classify(error)) is not None:
+                return await self.try_again_later(outage, message.get("type", "message"))
             logger.exception("error handling %s", message.get("type"))
             with contextlib.suppress(Exception):
                 await self.send_json({"type": "error", "error": "server_error",
                                       "detail": "something went wrong on our side; resync with a sync message"})
 
     closed = False
+    accepted = False
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
+
+    async def try_again_later(self, outage: DatabaseOutage, what: str) -> None:
+        """The database failed under a connect or under news from the channel layer:
+        what this socket shows may be behind, so it is closed with the code that tells
+        the client to reconnect (and resume from its last seq) after ``retry_after``."""
+        record_refusal(outage, f"socket {self.scope.get('path', '')} {what}")
+        if not self.accepted:
+            await self.accept()
+        with contextlib.suppress(Exception):
+            await self.send_json(outage.to_json() | {"type": "error"})
+            await self.close(code=CLOSE_TRY_AGAIN)
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         self.closed = True
@@ -98,7 +118,15 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             frame_type, data = socket_protocol.read_frame(text_data, self.frames)
         except FrameError as error:
             return await self.violation(error)
-        await getattr(self, "on_" + frame_type)(data)
+        try:
+            await getattr(self, "on_" + frame_type)(data)
+        except Exception as error:
+            if (outage := classify(error)) is None:
+                raise
+            # The client sends the same frame (same seq) again: a move that did commit
+            # before the connection broke is answered as it was the first time.
+            record_refusal(outage, f"socket {self.scope.get('path', '')} {frame_type}")
+            await self.refuse(outage.code, outage.detail, data, retry_after=outage.retry_after)
 
     async def on_ping(self, data: dict[str, Any]) -> None:
         await self.send_json({"type": "pong", "id": data.get("id")})

@@ -1,4 +1,12 @@
-// JSON over fetch with the session cookie and the CSRF header on every write.
+// JSON over fetch with the session cookie and the CSRF header on every write. A 503
+// that says the database is busy or down is tried again after its Retry-After, with a
+// notice, a few times before it reaches the caller (a move carries its seq, so a
+// retry is never applied twice).
+
+import { isOutage, retryDelay } from "./socket.js";
+import { toast } from "./util.js";
+
+const OUTAGE_RETRIES = 5;
 
 export class ApiError extends Error {
   constructor(status, code, detail, body) {
@@ -28,6 +36,18 @@ export async function csrfToken() {
 }
 
 export async function api(method, url, body) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await request(method, url, body);
+    } catch (err) {
+      if (err.status !== 503 || !isOutage(err) || attempt > OUTAGE_RETRIES) throw err;
+      toast("The server is busy: reconnecting…", "warn", 2500);
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(err.retryAfter)));
+    }
+  }
+}
+
+async function request(method, url, body) {
   const headers = { Accept: "application/json" };
   const init = { method, headers, credentials: "same-origin" };
   if (method !== "GET" && method !== "HEAD") {
@@ -45,7 +65,9 @@ export async function api(method, url, body) {
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
-    throw new ApiError(response.status, data?.error, data?.detail, data);
+    const error = new ApiError(response.status, data?.error, data?.detail, data);
+    error.retryAfter = Number(response.headers.get("Retry-After")) || data?.retry_after;
+    throw error;
   }
   return data;
 }

@@ -6,7 +6,7 @@
 
 import { normalizeView, predict } from "./board.js";
 import { cardLabel } from "./cards.js";
-import { Channel } from "./socket.js";
+import { Channel, isOutage, retryDelay } from "./socket.js";
 
 let nextId = 1;
 
@@ -30,6 +30,8 @@ export class GameSession {
     this.watchers = 0;
     this.startedAt = null;     // performance.now() at the first action
     this.finishedSeconds = null;
+    this.retrying = false;     // the "server busy" notice is up
+    this.retryTimer = null;    // set while an action waits to be sent again (database outage)
     this.channel = new Channel(`/ws/games/${gameId}/`, {
       query: () => (this.seq === null ? {} : { since: this.seq }),
       onMessage: (m) => this.receive(m),
@@ -38,7 +40,7 @@ export class GameSession {
   }
 
   start() { this.channel.connect(); return this; }
-  stop() { this.channel.close(); }
+  stop() { clearTimeout(this.retryTimer); this.channel.close(); }
 
   get live() { return this.status === "live"; }
   get draw() { return this.game?.draw ?? this.view?.draw ?? 1; }
@@ -65,7 +67,7 @@ export class GameSession {
       case "snapshot": this.snapshot(message); break;
       case "event": this.event(message); break;
       case "view": this.viewChanged(message); break;
-      case "ack": break; // the event follows at once
+      case "ack": this.retried(); break; // the event follows at once
       case "error": this.error(message); break;
       case "watchers": this.watchers = message.count; this.hooks.onWatchers?.(message.count); break;
       default: break;
@@ -123,6 +125,10 @@ export class GameSession {
 
   error(message) {
     const index = message.id !== undefined ? this.pending.findIndex((item) => item.id === message.id) : -1;
+    if (isOutage(message)) {
+      if (index >= 0) this.retryLater(this.pending[index], message.retry_after);
+      return; // a socket closed with "try again later" reconnects by itself
+    }
     if (message.error === "seq_conflict") {
       // Someone else (another tab) played in between: catch up and drop our guesses.
       const refused = this.pending.splice(0);
@@ -141,6 +147,24 @@ export class GameSession {
       return;
     }
     this.hooks.onRefused?.(message, null);
+  }
+
+  /** The server could not take the action now (database busy or down): keep it,
+   * show that we are reconnecting, and send it again with the same seq — a move that
+   * did land is answered with its first result. */
+  retryLater(item, retryAfter) {
+    item.sentSeq = null;
+    this.retrying = true;
+    this.hooks.onStatus?.("retrying");
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => { this.retryTimer = null; this.pump(); }, retryDelay(retryAfter));
+  }
+
+  /** An answer came: the notice of a retried action goes. */
+  retried() {
+    if (!this.retrying || this.retryTimer !== null) return;
+    this.retrying = false;
+    this.hooks.onStatus?.(this.channel.status);
   }
 
   // -- the player's actions --------------------------------------------------------
@@ -168,7 +192,7 @@ export class GameSession {
 
   /** Send the next action, one at a time, each with the seq it will get. */
   pump() {
-    if (this.seq === null || !this.channel.open) return;
+    if (this.seq === null || !this.channel.open || this.retryTimer !== null) return;
     if (this.pending.some((item) => item.sentSeq !== null)) return;
     const next = this.pending[0];
     if (!next) return;

@@ -4,6 +4,21 @@
 
 const PING_EVERY_MS = 20000;
 const PONG_TIMEOUT_MS = 8000;
+// Closed by the server with "try again later" (the database is busy or down): come
+// back after the retry_after of the error event that came with it.
+export const CLOSE_TRY_AGAIN = 4503;
+const OUTAGE_ERRORS = new Set(["database_busy", "database_unavailable"]);
+
+/** An error event or API answer that asks to send the same thing again later. */
+export function isOutage(error) {
+  return !!error && OUTAGE_ERRORS.has(error.error ?? error.code);
+}
+
+/** Milliseconds to wait before trying again, from retry_after (seconds), jittered. */
+export function retryDelay(retryAfter) {
+  const seconds = Number(retryAfter) > 0 ? Math.min(Number(retryAfter), 30) : 2;
+  return seconds * 1000 * (0.9 + Math.random() * 0.3);
+}
 
 export class Channel {
   constructor(path, { onMessage, onStatus, query } = {}) {
@@ -19,6 +34,7 @@ export class Channel {
     this.pongTimer = null;
     this.status = "connecting";
     this.connections = 0;
+    this.retryAfter = null;    // seconds, from the last "try again later" error event
   }
 
   url() {
@@ -54,6 +70,7 @@ export class Channel {
       let data;
       try { data = JSON.parse(event.data); } catch { return; }
       if (data.type === "pong") { clearTimeout(this.pongTimer); return; }
+      if (data.type === "error" && isOutage(data)) this.retryAfter = data.retry_after;
       this.onMessage(data);
     });
     ws.addEventListener("close", (event) => {
@@ -62,6 +79,12 @@ export class Channel {
       this.ws = null;
       if (this.closed) return;
       if (event.code === 4404) { this.setStatus("gone"); return; }
+      if (event.code === CLOSE_TRY_AGAIN) {
+        this.setStatus("reconnecting");
+        this.timer = setTimeout(() => this.connect(), retryDelay(this.retryAfter));
+        this.retryAfter = null;
+        return;
+      }
       this.scheduleReconnect();
     });
   }
@@ -126,10 +149,11 @@ export function showStatus(el, status) {
   const text = {
     connecting: "Connecting…",
     reconnecting: "Connection lost: reconnecting…",
+    retrying: "The server is busy: reconnecting…",
     open: "",
     gone: "Not found.",
   }[status] ?? "";
   el.textContent = text;
   el.dataset.status = status;
-  el.classList.toggle("warn", status === "reconnecting");
+  el.classList.toggle("warn", status === "reconnecting" || status === "retrying");
 }

@@ -1,0 +1,47 @@
+"""HTTP answers during a database outage: 503 with ``Retry-After``, JSON in the API's
+error shape under /api/ and a plain page elsewhere, one log line and no traceback.
+
+A view's exception (DRF re-raises what its handler does not answer) reaches
+``process_exception`` here; this middleware is last in MIDDLEWARE, so it is asked
+first. The page is a fixed text: rendering a template could run context processors
+that read the user, and so the database."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
+
+from config.api_errors import is_api
+from database.outage import DatabaseOutage, classify, record_refusal
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Back in a moment · Klondike</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="{retry_after}"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem">
+<h1>Back in a moment</h1>
+<p>{detail}.</p>
+<p>This page will try again in {retry_after} seconds, or <a href="">reload it</a> yourself.</p>
+</body></html>
+"""
+
+
+def outage_response(request: HttpRequest, outage: DatabaseOutage) -> HttpResponse:
+    if is_api(request):
+        response: HttpResponse = JsonResponse(outage.to_json(), status=503)
+    else:
+        detail = outage.detail[0].upper() + outage.detail[1:]
+        response = HttpResponse(PAGE.format(detail=detail, retry_after=outage.retry_after),
+                                status=503, content_type="text/html; charset=utf-8")
+    response["Retry-After"] = str(outage.retry_after)
+    response["Cache-Control"] = "no-store"
+    # The refusal is logged once, below: not again by Django as "Service Unavailable".
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    record_refusal(outage, f"{request.method} {request.path}")
+    return response
+
+
+class DatabaseOutageMiddleware(MiddlewareMixin):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        outage = classify(exception)
+        return outage_response(request, outage) if outage is not None else None

@@ -1,0 +1,87 @@
+"""A PostgreSQL server of a test's own, to stop and start in the middle of play: never
+the shared server that the rest of the suite (and the machine) uses.
+
+initdb in a temporary folder on a free port, run as the ``postgres`` user (initdb
+refuses root), from Debian's ``/usr/lib/postgresql/<version>/bin``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.realtime_helpers import ROOT, free_port
+
+DATABASE = "klondike"
+
+
+def postgres_bin() -> Path:
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
+    if not versions:
+        raise RuntimeError("PostgreSQL's server programs are not installed (/usr/lib/postgresql/<version>/bin)")
+    return versions[-1].parent
+
+
+class PrivatePostgres:
+    def __init__(self, max_connections: int = 100) -> None:
+        self.bin = postgres_bin()
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="klondike-pg-"))
+        self.data = self.dir / "data"
+        self.log = self.dir / "server.log"
+        self.max_connections = max_connections
+        as_root = os.geteuid() == 0
+        if as_root:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self.prefix = ["runuser", "-u", "postgres", "--"] if as_root else []
+        self.run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
+
+    def run(self, program: str, *args: str) -> None:
+        subprocess.run([*self.prefix, str(self.bin / program), *args], check=True, capture_output=True, timeout=60)
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{DATABASE}"
+
+    def start(self) -> None:
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
+                   f"-c max_connections={self.max_connections} -c fsync=off")
+        self.run("pg_ctl", "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "30", "-o", options)
+
+    def stop(self) -> None:
+        """Fast shutdown: every session is ended at once, as in a crash or a restart."""
+        self.run("pg_ctl", "stop", "-D", str(self.data), "-m", "fast", "-w", "-t", "30")
+
+    def create(self, env: dict[str, str]) -> None:
+        """The project's database, migrated."""
+        self.run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", DATABASE)
+        manage(env, "migrate", "--noinput")
+
+    def connect(self) -> Any:
+        import psycopg
+
+        return psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname={DATABASE}", autocommit=True)
+
+    def backends(self) -> int:
+        """Client connections to the project's database now."""
+        with self.connect() as conn:
+            return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                                (DATABASE,)).fetchone()[0]
+
+    def destroy(self) -> None:
+        subprocess.run([*self.prefix, str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", "immediate"],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """``manage.py`` against the private server; its output."""
+    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
