@@ -118,14 +118,14 @@ def base_env() -> dict[str, str]:
     return env
 
 
-def service_env(conn_max_age: int | None) -> dict[str, str]:
+def service_env(pool_max_size: int | None) -> dict[str, str]:
     env = base_env()
     env.update(DATABASE_URL=DATABASE_URL, REDIS_URL=REDIS_URL, SECRET_KEY="bench", DEBUG="false",
                ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SETTINGS_MODULE="config.settings")
-    if conn_max_age is not None:
-        env["DB_CONN_MAX_AGE"] = str(conn_max_age)
+    if pool_max_size is not None:
+        env["DB_POOL_MAX_SIZE"] = str(pool_max_size)
     else:
-        env.pop("DB_CONN_MAX_AGE", None)
+        env.pop("DB_POOL_MAX_SIZE", None)
     return env
 
 
@@ -651,7 +651,7 @@ def run_phase(mode: str, args: argparse.Namespace, fixtures: list[dict[str, str]
               view: dict[str, Any]) -> dict[str, Any]:
     flush_redis()
     if mode == "service":
-        servers = Servers("service", args.service_app, ROOT, service_env(args.db_conn_max_age),
+        servers = Servers("service", args.service_app, ROOT, service_env(args.db_pool_max_size),
                           args.processes, log_dir)
         path = "/ws/games/{}/"
     else:
@@ -819,7 +819,7 @@ def report(args: argparse.Namespace, phases: dict[str, dict[str, Any]]) -> dict[
     out: dict[str, Any] = {
         "params": {"games": args.games, "spectators": args.spectators, "rate": args.rate,
                    "seconds": args.seconds, "processes": args.processes, "client_procs": args.client_procs,
-                   "grace": args.grace, "drain": args.drain, "db_conn_max_age": args.db_conn_max_age,
+                   "grace": args.grace, "drain": args.drain, "db_pool_max_size": args.db_pool_max_size,
                    "bare_dispatch": args.bare_dispatch, "service_app": args.service_app},
         **phases,
     }
@@ -912,8 +912,8 @@ def main() -> int:
     parser.add_argument("--bare-dispatch", choices=("channels", "direct"), default="channels",
                         help="floor consumer: Channels' own dispatch (default), or one without its "
                              "per-message close_old_connections() thread hop")
-    parser.add_argument("--db-conn-max-age", type=int, default=None,
-                        help="DB_CONN_MAX_AGE for the service (default: unset, i.e. the settings default)")
+    parser.add_argument("--db-pool-max-size", type=int, default=None,
+                        help="DB_POOL_MAX_SIZE for the service (default: unset, i.e. the settings default)")
     parser.add_argument("--service-app", default="config.asgi:application",
                         help="ASGI application Daphne serves for the service (for experiments; default "
                              "config.asgi:application)")
@@ -946,7 +946,7 @@ def main() -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     log(f"logs in {log_dir}")
 
-    env = service_env(args.db_conn_max_age)
+    env = service_env(args.db_pool_max_size)
     phases: dict[str, dict[str, Any]] = {}
     created = False
     try:

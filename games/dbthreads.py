@@ -4,7 +4,7 @@ Channels' ``database_sync_to_async`` runs every call of a process in one shared
 thread, so one connection's move waits for every other connection's query, and a
 move spends about half its time waiting on PostgreSQL. Consumers use ``db_async``
 instead: the same connection clean-up around each call, in a small pool of threads,
-each with its own (persistent) connection. Writes stay correct because each service
+each taking its connection from the process's pool for the call (database/pool.py). Writes stay correct because each service
 call is one transaction that locks its game row; events may then be published out of
 order across games, which streams already handle (sequence numbers, gap fill)."""
 
