@@ -1,0 +1,379 @@
+#!/usr/bin/env python
+"""Load benchmark of the API (#34): Locust users play real games through the REST API
+against one and two Daphne processes, beside a minimal DRF view with the same session
+authentication (``/api/accounts/csrf``, the floor: DRF's session authentication loads the
+session and the user, and the view returns the CSRF token) measured in the same run.
+
+    .venv/bin/python bench/load.py [--processes 1 2] [--users 8 32] [--paused 128 256]
+        [--seconds 20] [--soak 0] [--json]
+
+A benchmark, not a test: it prints figures and exits 0 unless it could not run.
+
+1. Set-up: drops and creates ``klondike_bench_load`` (on ``BENCH_DATABASE_URL``'s server),
+   migrates it, flushes the Redis database of ``BENCH_REDIS_URL`` (default db 11), and
+   makes the users beforehand, so the sign-up and log-in throttles stay on: signed-in
+   players (a session row each, as a log-in makes) and guests (who get their session
+   from their first game). Every user sends the CSRF cookie and header as the web app does.
+2. For each process count: Daphne processes serving ``config.asgi`` in production mode
+   (users spread over them, as a balancer would), then phases of ``--seconds`` each, run
+   by Locust (headless, in a subprocess of its own, ``FastHttpUser``):
+   - throughput, no pause between actions, at each ``--users`` count: ``floor`` (signed-in
+     users reading ``/api/accounts/csrf``), ``moves`` (every user plays legal moves of its
+     own game: each picks from its own engine copy, sends ``{"move", "seq"}`` and applies
+     the server's answer), and ``mixed`` (moves, reads of the game, the Vegas and daily
+     leaderboards and the lobby, 1 in 3 users guests);
+   - latency at each ``--paused`` count: ``mixed`` with a 1-3 s pause between actions.
+   Each phase reports requests/s, p50/p99 per kind, errors (non-2xx, 503s apart), the
+   Daphne CPU per request (``/proc``), and the peak PostgreSQL connections to the bench
+   database (sampled every 50 ms) against the bound ``DB_POOL_MAX_SIZE`` x processes.
+3. ``--soak N``: ``mixed`` at 32 users without pause for N seconds on one process,
+   sampling Daphne's RSS and the connections every 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+sys.path.insert(0, str(ROOT))
+
+DB_NAME = "klondike_bench_load"
+POOL_MAX = 10
+PLAYERS = 300      # signed-in users made beforehand
+GUEST_SHARE = 3    # one user in this many is a guest in the mixed phases
+
+
+def _bench_module(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def database_server() -> str:
+    return os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
+
+
+def redis_url() -> str:
+    return os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
+
+
+# ---------------------------------------------------------------------------
+# Orchestration (this process: Django for the set-up, no gevent)
+# ---------------------------------------------------------------------------
+
+
+def prepare() -> list[dict[str, str]]:
+    """The bench database and the signed-in users' session cookies."""
+    import psycopg
+    import redis
+
+    with psycopg.connect(f"{database_server()}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+    redis.Redis.from_url(redis_url()).flushdb()
+    os.environ.update(DATABASE_URL=f"{database_server()}/{DB_NAME}", SECRET_KEY="bench", DEBUG="false",
+                      ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SETTINGS_MODULE="config.settings")
+    for name in ("REDIS_URL", "REDIS_CACHE_URL"):
+        os.environ.pop(name, None)
+    import django
+
+    django.setup()
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    users = []
+    for i in range(PLAYERS):
+        user = get_user_model().objects.create_user(f"load{i}")
+        session = SessionStore()
+        session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+                        HASH_SESSION_KEY: user.get_session_auth_hash()})
+        session.create()
+        users.append({"name": user.username, "session": session.session_key})
+    from django.db import connection
+
+    connection.close()
+    connection.close_pool()  # the peak counts the servers' connections only
+    return users
+
+
+def server_env() -> dict[str, str]:
+    env = _bench_module("realtime").base_env()
+    env.update(DATABASE_URL=f"{database_server()}/{DB_NAME}", REDIS_URL=redis_url(), SECRET_KEY="bench",
+               DEBUG="false", ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SETTINGS_MODULE="config.settings",
+               DB_POOL_MAX_SIZE=str(POOL_MAX))
+    env.pop("REDIS_CACHE_URL", None)
+    return env
+
+
+class ConnectionPeak:
+    """The most connections to the bench database seen while it runs (every 50 ms)."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(f"{database_server()}/postgres", autocommit=True) as conn:
+            while not self.stop.is_set():
+                count = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                                     (DB_NAME,)).fetchone()[0]
+                self.peak = max(self.peak, count)
+                time.sleep(0.05)
+
+    def __enter__(self) -> "ConnectionPeak":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+def run_phase(phase: str, users: int, pause: bool, seconds: float, ports: list[int], pids: list[int],
+              accounts: list[dict[str, str]]) -> dict[str, Any]:
+    spec = {"phase": phase, "users": users, "pause": pause, "seconds": seconds, "ports": ports, "pids": pids,
+            "accounts": accounts}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(spec, f)
+    try:
+        with ConnectionPeak() as peak:
+            done = subprocess.run([sys.executable, __file__, "--locust", f.name], capture_output=True, text=True,
+                                  timeout=seconds + 300)
+    finally:
+        os.unlink(f.name)
+    if done.returncode != 0:
+        raise RuntimeError(f"locust phase {phase} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["peak_connections"] = peak.peak
+    result["connection_bound"] = POOL_MAX * len(ports)
+    return result
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--users", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--paused", type=int, nargs="*", default=[128, 256])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--soak", type=float, default=0.0, help="seconds of the soak at 32 users (0: none)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--locust", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.locust:
+        return locust_phase(args.locust)
+
+    realtime = _bench_module("realtime")
+    accounts = prepare()
+    log_dir = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    results: list[dict[str, Any]] = []
+    for processes in args.processes:
+        servers = realtime.Servers(f"load{processes}", "config.asgi:application", ROOT, server_env(), processes,
+                                   log_dir)
+        servers.start()
+        pids = [proc.pid for proc in servers.procs]
+        try:
+            for users in args.users:
+                for phase in ("floor", "moves", "mixed"):
+                    result = run_phase(phase, users, False, args.seconds, servers.ports, pids, accounts)
+                    results.append({"processes": processes, **result})
+                    print_phase(results[-1])
+            for users in args.paused:
+                result = run_phase("mixed", users, True, args.seconds * 1.5, servers.ports, pids, accounts)
+                results.append({"processes": processes, **result})
+                print_phase(results[-1])
+        finally:
+            servers.stop()
+    soak = run_soak(args.soak, accounts, log_dir) if args.soak else None
+    if args.json:
+        print(json.dumps({"phases": results, "soak": soak}, indent=2))
+    print(f"Daphne logs: {log_dir}", file=sys.stderr)
+
+
+def run_soak(seconds: float, accounts: list[dict[str, str]], log_dir: Path) -> dict[str, Any]:
+    realtime = _bench_module("realtime")
+    servers = realtime.Servers("soak", "config.asgi:application", ROOT, server_env(), 1, log_dir)
+    servers.start()
+    pid = servers.procs[0].pid
+    samples: list[tuple[float, float, int]] = []
+    try:
+        import psycopg
+
+        def sample(stop: threading.Event) -> None:
+            with psycopg.connect(f"{database_server()}/postgres", autocommit=True) as conn:
+                start = time.monotonic()
+                while not stop.wait(10):
+                    count = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s",
+                                         (DB_NAME,)).fetchone()[0]
+                    samples.append((round(time.monotonic() - start), round(rss_mb(pid), 1), count))
+                    print(f"soak {samples[-1][0]:>4} s  RSS {samples[-1][1]:7.1f} MB  connections {count}",
+                          file=sys.stderr)
+
+        stop = threading.Event()
+        sampler = threading.Thread(target=sample, args=(stop,), daemon=True)
+        sampler.start()
+        result = run_phase("mixed", 32, False, seconds, servers.ports, [pid], accounts)
+        stop.set()
+        sampler.join()
+    finally:
+        servers.stop()
+    return {"phase": result, "samples": samples}
+
+
+def print_phase(r: dict[str, Any]) -> None:
+    kinds = "  ".join(f"{name} {k['count'] / r['seconds']:.0f}/s p50 {k['p50']:.0f} p99 {k['p99']:.0f} ms"
+                      for name, k in sorted(r["kinds"].items()))
+    print(f"{r['processes']} proc {r['phase']:>5} {r['users']:>3} users{' paused' if r['pause'] else ''}: "
+          f"{r['rps']:.0f} req/s  CPU {r['cpu_ms_per_request']:.2f} ms/req  errors {r['errors']} "
+          f"(503: {r['refused']})  peak conns {r['peak_connections']}/{r['connection_bound']}  | {kinds}",
+          file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# One phase, in a subprocess of its own (Locust patches the standard library with gevent)
+# ---------------------------------------------------------------------------
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def locust_phase(spec_path: str) -> None:
+    import gevent
+    from locust import FastHttpUser, between, constant, task
+    from locust.env import Environment
+
+    spec = json.loads(Path(spec_path).read_text())
+    phase, ports, accounts = spec["phase"], spec["ports"], spec["accounts"]
+    from games.engine import DealCode, Game
+
+    counter = iter(range(10**9))
+
+    class Player(FastHttpUser):
+        host = f"http://127.0.0.1:{ports[0]}"
+        wait_time = between(1, 3) if spec["pause"] else constant(0)
+
+        def on_start(self) -> None:
+            index = next(counter)
+            self.rng = random.Random(index)
+            self.client.base_url = f"http://127.0.0.1:{ports[index % len(ports)]}"
+            self.guest = phase == "mixed" and index % GUEST_SHARE == GUEST_SHARE - 1
+            csrf = "".join(self.rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(32))
+            self.cookie = f"csrftoken={csrf}"
+            if not self.guest:
+                self.cookie += f"; sessionid={accounts[index % len(accounts)]['session']}"
+            self.headers = {"X-CSRFToken": csrf, "Referer": self.client.base_url + "/"}
+            if phase != "floor":
+                self.new_game()
+
+        def request(self, method: str, path: str, name: str, body: Any = None) -> Any:
+            headers = {**self.headers, "Cookie": self.cookie}
+            with self.client.request(method, path, name=name, json=body, headers=headers,
+                                     catch_response=True) as response:
+                if response.status_code >= 400:
+                    response.failure(f"{response.status_code} {response.text[:200]}")
+                    return None
+                if self.guest and "sessionid=" not in self.cookie:
+                    session = response.headers.get("set-cookie", "")
+                    if "sessionid=" in session:
+                        self.cookie += "; " + session.split(";")[0]
+                return response.json() if response.text else {}
+
+        def new_game(self) -> None:
+            code = str(DealCode(self.rng.randrange(1, 10**6)))
+            game = self.request("POST", "/api/games/", "create game", {"code": code})
+            self.game, self.engine, self.seq = (game["id"], Game.new(code), 0) if game else (None, None, 0)
+
+        def play(self) -> None:
+            if self.game is None:
+                return self.new_game()
+            moves = [m.to_json() for m in self.engine.legal_moves()]
+            cards = [m for m in moves if m["type"] == "move"]
+            if not moves or self.seq >= 150:
+                return self.new_game()
+            move = self.rng.choice(cards) if cards and self.rng.random() < 0.7 else self.rng.choice(moves)
+            result = self.request("POST", f"/api/games/{self.game}/moves", "move",
+                                  {"move": move, "seq": self.seq + 1})
+            if result is not None:
+                self.seq = result["seq"]
+                self.engine.apply_json(result["move"])
+                if result["status"] != "live":
+                    self.new_game()
+
+        @task
+        def act(self) -> None:
+            if phase == "floor":
+                self.request("GET", "/api/accounts/csrf", "floor")
+            elif phase == "moves":
+                self.play()
+            else:
+                roll = self.rng.random()
+                if roll < 0.55:
+                    self.play()
+                elif roll < 0.7 and self.game:
+                    self.request("GET", f"/api/games/{self.game}/", "read game")
+                elif roll < 0.8:
+                    self.request("GET", "/api/leaderboards/vegas", "vegas board")
+                elif roll < 0.9:
+                    self.request("GET", "/api/lobby", "lobby")
+                else:
+                    self.request("GET", "/api/leaderboards/daily", "daily board")
+
+    env = Environment(user_classes=[Player])
+    runner = env.create_local_runner()
+    runner.start(spec["users"], spawn_rate=max(spec["users"] / 2, 8))
+    gevent.sleep(3)  # every user spawned and started
+    env.stats.reset_all()
+    cpu_before, started = cpu_seconds(spec["pids"]), time.monotonic()
+    gevent.sleep(spec["seconds"])
+    cpu_after, elapsed = cpu_seconds(spec["pids"]), time.monotonic() - started
+    stats = env.stats
+    kinds = {}
+    for (name, _method), entry in stats.entries.items():
+        kinds[name] = {"count": entry.num_requests, "p50": entry.get_response_time_percentile(0.5) or 0,
+                       "p99": entry.get_response_time_percentile(0.99) or 0, "failures": entry.num_failures}
+    total = stats.total
+    refused = sum(1 for error in stats.errors.values() for _ in range(error.occurrences)
+                  if str(error.error).startswith("503"))
+    runner.quit()
+    print(json.dumps({
+        "phase": phase, "users": spec["users"], "pause": spec["pause"], "seconds": round(elapsed, 1),
+        "requests": total.num_requests, "rps": total.num_requests / elapsed, "errors": total.num_failures,
+        "refused": refused, "error_samples": [str(e.error)[:200] for e in list(stats.errors.values())[:3]],
+        "p50": total.get_response_time_percentile(0.5), "p99": total.get_response_time_percentile(0.99),
+        "cpu_ms_per_request": 1000 * (cpu_after - cpu_before) / max(total.num_requests, 1), "kinds": kinds,
+    }))
+
+
+if __name__ == "__main__":
+    main()
