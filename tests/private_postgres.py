@@ -6,17 +6,21 @@ refuses root), from Debian's ``/usr/lib/postgresql/<version>/bin``."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from tests.realtime_helpers import ROOT, free_port
+import pytest
+
+from tests.realtime_helpers import ROOT, Daphne, free_port
 
 DATABASE = "klondike"
+POOL_MAX = 4  # each Daphne's pool (DB_POOL_MAX_SIZE) unless a test says otherwise
 
 
 def postgres_bin() -> Path:
@@ -85,3 +89,48 @@ def manage(env: dict[str, str], *args: str) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
+
+
+MAKE_PLAYERS = """
+import json
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+tokens = []
+for i in range({count}):
+    user = get_user_model().objects.create_user("{prefix}%d" % i)
+    tokens.append(Token.objects.create(user=user).key)
+print(json.dumps(tokens))
+"""
+
+
+class Stack:
+    """The private Postgres, the tokens of its players, and Daphnes on it."""
+
+    def __init__(self, postgres: PrivatePostgres, env: dict[str, str]) -> None:
+        self.postgres, self.env = postgres, env
+        self.made = 0
+
+    def players(self, count: int) -> list[str]:
+        prefix = f"p{self.made}x"
+        self.made += 1
+        output = manage(self.env, "shell", "--no-imports", "-c", MAKE_PLAYERS.format(count=count, prefix=prefix))
+        return json.loads(output.strip().splitlines()[-1])
+
+    def daphne(self, **settings: str) -> Daphne:
+        server = Daphne(self.postgres.url, self.env["REDIS_URL"], **{"DB_POOL_MAX_SIZE": str(POOL_MAX), **settings})
+        server.wait_ready()
+        return server
+
+
+@pytest.fixture(scope="module")
+def stack(django_db_setup: Any) -> Iterator[Stack]:
+    """A private Postgres, migrated, for the test module: import this fixture."""
+    postgres = PrivatePostgres(max_connections=60)
+    try:
+        postgres.start()
+        env = {**os.environ, "DATABASE_URL": postgres.url, "DJANGO_SETTINGS_MODULE": "config.settings",
+               "SECRET_KEY": os.environ.get("SECRET_KEY") or "insecure-test-only-key"}
+        postgres.create(env)
+        yield Stack(postgres, env)
+    finally:
+        postgres.destroy()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-import json
 import random
 import threading
 import time
@@ -19,58 +18,12 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from tests.private_postgres import PrivatePostgres, manage
+from tests.private_postgres import POOL_MAX, Stack, stack  # noqa: F401 (fixture)
 from tests.realtime_helpers import DEAL, Client, Closed, Daphne, pick
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
-POOL_MAX = 4
 PLAYERS = 64
-
-MAKE_PLAYERS = """
-import json
-from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
-tokens = []
-for i in range({count}):
-    user = get_user_model().objects.create_user("{prefix}%d" % i)
-    tokens.append(Token.objects.create(user=user).key)
-print(json.dumps(tokens))
-"""
-
-
-class Stack:
-    """The private Postgres, the tokens of its players, and Daphnes on it."""
-
-    def __init__(self, postgres: PrivatePostgres, env: dict[str, str]) -> None:
-        self.postgres, self.env = postgres, env
-        self.made = 0
-
-    def players(self, count: int) -> list[str]:
-        prefix = f"p{self.made}x"
-        self.made += 1
-        output = manage(self.env, "shell", "--no-imports", "-c", MAKE_PLAYERS.format(count=count, prefix=prefix))
-        return json.loads(output.strip().splitlines()[-1])
-
-    def daphne(self, **settings: str) -> Daphne:
-        server = Daphne(self.postgres.url, self.env["REDIS_URL"], **{"DB_POOL_MAX_SIZE": str(POOL_MAX), **settings})
-        server.wait_ready()
-        return server
-
-
-@pytest.fixture(scope="module")
-def stack(django_db_setup: Any) -> Iterator[Stack]:
-    import os
-
-    postgres = PrivatePostgres(max_connections=60)
-    try:
-        postgres.start()
-        env = {**os.environ, "DATABASE_URL": postgres.url, "DJANGO_SETTINGS_MODULE": "config.settings",
-               "SECRET_KEY": os.environ.get("SECRET_KEY") or "insecure-test-only-key"}
-        postgres.create(env)
-        yield Stack(postgres, env)
-    finally:
-        postgres.destroy()
 
 
 @pytest.fixture
