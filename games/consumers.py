@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from games.dbthreads import db_async
+from autobahn.exception import Disconnected
 from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -69,6 +70,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             await handler(message)
         except (StopConsumer, AcceptConnection, DenyConnection):
             raise
+        except Disconnected:
+            return  # the client left while the handler ran (Daphne's send refused): nothing to tell it
         except Exception as error:
             if self.closed:
                 return  # the client has gone: nothing to tell it
