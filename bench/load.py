@@ -177,8 +177,8 @@ def rss_mb(pid: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--users", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--processes", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--users", type=int, nargs="*", default=[8, 32])
     parser.add_argument("--paused", type=int, nargs="*", default=[128, 256])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--soak", type=float, default=0.0, help="seconds of the soak at 32 users (0: none)")
