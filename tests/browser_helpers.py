@@ -12,6 +12,7 @@ the Content-Security-Policy forbids eval.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -170,15 +171,11 @@ def wait_for_other_sessions_to_close(connection: Any, log: Path, timeout: float 
         handle.write(f"sessions still open {timeout:.0f} s after Daphne stopped: {others}\n")
 
 
-@pytest.fixture
-def chromium(daphne_server: LiveServer) -> Iterator[Any]:
-    """Headless Chromium, one per test. Playwright's sync API keeps an event loop set
-    on this thread, so Django's async-safety check is relaxed while it runs (the test
-    database is used from this thread only)."""
+@contextlib.contextmanager
+def launch_chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright."""
     from playwright.sync_api import sync_playwright
 
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     playwright = sync_playwright().start()
     try:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -187,12 +184,27 @@ def chromium(daphne_server: LiveServer) -> Iterator[Any]:
         finally:
             browser.close()
     finally:
-        # Database calls made by the test while Playwright's loop was set got their own
-        # connection (asgiref's Local follows the loop's context): close it here.
-        from django.db import connections
-
-        connections.close_all()
         playwright.stop()
+
+
+@pytest.fixture
+def chromium(daphne_server: LiveServer) -> Iterator[Any]:
+    """Headless Chromium, one per test. Playwright's sync API keeps an event loop set
+    on this thread, so Django's async-safety check is relaxed while it runs (the test
+    database is used from this thread only)."""
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with launch_chromium() as browser:
+            try:
+                yield browser
+            finally:
+                # Database calls made by the test while Playwright's loop was set got their
+                # own connection (asgiref's Local follows the loop's context): close it here.
+                from django.db import connections
+
+                connections.close_all()
+    finally:
         if previous is None:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:

@@ -76,6 +76,12 @@ class PrivatePostgres:
             return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
                                 (DATABASE,)).fetchone()[0]
 
+    def stored_moves(self, game_id: str) -> list[int]:
+        """The seqs of the game's Move rows, in order."""
+        with self.connect() as conn:
+            return [row[0] for row in conn.execute("SELECT seq FROM games_move WHERE game_id = %s ORDER BY seq",
+                                                   (game_id,))]
+
     def destroy(self) -> None:
         subprocess.run([*self.prefix, str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", "immediate"],
                        capture_output=True, timeout=60)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_helpers import CHROMIUM, CHROMIUM_ARGS, PageErrors, diagnose, require_chromium, shot, wait_seq
+from tests.browser_helpers import PageErrors, diagnose, launch_chromium, require_chromium, shot, wait_seq
 from tests.private_postgres import Stack, stack  # noqa: F401 (fixture)
 from tests.realtime_helpers import DEAL, Daphne
 
@@ -35,23 +35,9 @@ def server(stack: Stack) -> Iterator[Daphne]:
 @pytest.fixture
 def browser() -> Iterator[Any]:
     require_chromium()
-    from playwright.sync_api import sync_playwright
+    with launch_chromium() as chromium:
+        yield chromium
 
-    playwright = sync_playwright().start()
-    try:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-    finally:
-        playwright.stop()
-
-
-def stored_moves(stack: Stack, game_id: str) -> list[int]:
-    with stack.postgres.connect() as conn:
-        return [row[0] for row in conn.execute("SELECT seq FROM games_move WHERE game_id = %s ORDER BY seq",
-                                               (game_id,))]
 
 
 def test_a_move_during_an_outage_waits_behind_a_notice_and_lands_once(stack: Stack, server: Daphne,
@@ -109,7 +95,7 @@ def test_a_move_during_an_outage_waits_behind_a_notice_and_lands_once(stack: Sta
     assert len(again) >= 2, moves
     assert {(frame["seq"], frame["id"], json.dumps(frame["move"])) for frame in again} == {
         (2, again[0]["id"], json.dumps({"type": "draw"}))}, moves
-    assert stored_moves(stack, game_id) == [1, 2]
+    assert stack.postgres.stored_moves(game_id) == [1, 2]
     context.close()
 
     log = Path(server.log.name).read_text(errors="replace")

@@ -66,11 +66,6 @@ class Player:
         return response
 
 
-def stored_moves(stack: Stack, game_id: str) -> list[int]:
-    with stack.postgres.connect() as conn:
-        return [row[0] for row in conn.execute("SELECT seq FROM games_move WHERE game_id = %s ORDER BY seq",
-                                               (game_id,))]
-
 
 def watch_backends(stack: Stack, stop: threading.Event, peaks: list[int]) -> None:
     while not stop.is_set():
@@ -102,7 +97,7 @@ def test_64_clients_at_once_all_succeed_within_the_pool_bound(stack: Stack, serv
     assert codes == [200] * len(codes), (Counter(codes), [line for line in log_of(server).splitlines() if "refused" in line][:5])
     assert 0 < max(peaks) <= POOL_MAX, peaks
     for player in players[:8]:
-        assert stored_moves(stack, player.game) == player.acked
+        assert stack.postgres.stored_moves(player.game) == player.acked
 
 
 def log_of(server: Daphne) -> str:
@@ -183,8 +178,8 @@ async def outage_and_recovery(stack: Stack, server: Daphne) -> int:
     assert [event["seq"] for event in events] == [1, 2]
     for client in (socket, resumed):
         await client.close()
-    assert stored_moves(stack, rest.game) == rest.acked == [1, 2, 3, 4]
-    assert stored_moves(stack, player.game) == player.acked == [1, 2]
+    assert stack.postgres.stored_moves(rest.game) == rest.acked == [1, 2, 3, 4]
+    assert stack.postgres.stored_moves(player.game) == player.acked == [1, 2]
     return 5 + refused_after
 
 
@@ -209,7 +204,7 @@ def test_a_restart_between_requests_fails_no_request(stack: Stack, server: Daphn
     stack.postgres.start()
     codes = [player.play().status_code for _ in range(POOL_MAX + 2)]
     assert codes == [200] * len(codes), (Counter(codes), [line for line in log_of(server).splitlines() if "refused" in line][:5])
-    assert stored_moves(stack, player.game) == player.acked
+    assert stack.postgres.stored_moves(player.game) == player.acked
 
 
 def test_a_pool_in_use_answers_database_busy_after_the_pool_timeout(stack: Stack) -> None:
