@@ -5,7 +5,9 @@ authentication (``/api/accounts/csrf``, the floor: DRF's session authentication 
 session and the user, and the view returns the CSRF token) measured in the same run.
 
     .venv/bin/python bench/load.py [--processes 1 2] [--users 8 32] [--paused 128 256]
-        [--seconds 20] [--soak 0] [--json]
+        [--seconds 20] [--soak 0] [--handlers service stock] [--json]
+    # diagnosis: --phases floor moves mixed, --py-spy PATH (collapsed stacks of the
+    #            GIL-holding thread of each Daphne per phase, in the log directory)
 
 A benchmark, not a test: it prints figures and exits 0 unless it could not run.
 
@@ -26,6 +28,11 @@ A benchmark, not a test: it prints figures and exits 0 unless it could not run.
    Each phase reports requests/s, p50/p99 per kind, errors (non-2xx, 503s apart), the
    Daphne CPU per request (``/proc``), and the peak PostgreSQL connections to the bench
    database (sampled every 50 ms) against the bound ``DB_POOL_MAX_SIZE`` x processes.
+   With ``--handlers service stock`` each process count runs twice: ``service`` is
+   ``config.asgi``, ``stock`` the same application with Django's stock ASGI handler for
+   HTTP (``bench/stock_asgi.py``: a thread started per request, every request in flight
+   on a thread, the middleware chain in async mode), the before of
+   ``config/http_handler.py``, measured in the same run.
 3. ``--soak N``: ``mixed`` at 32 users without pause for N seconds on one process,
    sampling Daphne's RSS and the connections every 10 s.
 """
@@ -52,6 +59,8 @@ sys.path.insert(0, str(ROOT))
 DB_NAME = "klondike_bench_load"
 POOL_MAX = 10
 PLAYERS = 300      # signed-in users made beforehand
+THROUGHPUT_PHASES = ("floor", "moves", "mixed")
+HANDLERS = {"service": "config.asgi:application", "stock": "bench.stock_asgi:application"}
 GUEST_SHARE = 3    # one user in this many is a guest in the mixed phases
 
 
@@ -149,23 +158,37 @@ class ConnectionPeak:
 
 
 def run_phase(phase: str, users: int, pause: bool, seconds: float, ports: list[int], pids: list[int],
-              accounts: list[dict[str, str]]) -> dict[str, Any]:
+              accounts: list[dict[str, str]], py_spy: tuple[str, Path, str] | None = None) -> dict[str, Any]:
     spec = {"phase": phase, "users": users, "pause": pause, "seconds": seconds, "ports": ports, "pids": pids,
             "accounts": accounts}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(spec, f)
     try:
+        spies = start_py_spy(py_spy, f"{py_spy[2]}-{len(ports)}proc-{phase}-{users}", pids, seconds) if py_spy else []
         with ConnectionPeak() as peak:
             done = subprocess.run([sys.executable, __file__, "--locust", f.name], capture_output=True, text=True,
                                   timeout=seconds + 300)
     finally:
         os.unlink(f.name)
+        for spy in spies:
+            spy.wait(timeout=60)
     if done.returncode != 0:
         raise RuntimeError(f"locust phase {phase} failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["peak_connections"] = peak.peak
     result["connection_bound"] = POOL_MAX * len(ports)
     return result
+
+
+def start_py_spy(py_spy: tuple[str, Path, str], name: str, pids: list[int], seconds: float) -> list[subprocess.Popen]:
+    """py-spy on each Daphne for the phase (Locust starts within a second): only the
+    thread holding the GIL, so the stacks say where Daphne's CPU goes."""
+    executable, log_dir, _ = py_spy
+    return [subprocess.Popen([executable, "record", "--pid", str(pid), "--duration", str(max(1, int(seconds) - 2)),
+                              "--rate", "200", "--format", "raw", "--nonblocking", "--gil",
+                              "--output", str(log_dir / f"{name}-daphne{i}.pyspy.txt")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for i, pid in enumerate(pids)]
 
 
 def rss_mb(pid: int) -> float:
@@ -182,6 +205,14 @@ def main() -> None:
     parser.add_argument("--paused", type=int, nargs="*", default=[128, 256])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--soak", type=float, default=0.0, help="seconds of the soak at 32 users (0: none)")
+    parser.add_argument("--phases", nargs="*", default=list(THROUGHPUT_PHASES), choices=THROUGHPUT_PHASES,
+                        help="the no-pause phases to run at each --users count")
+    parser.add_argument("--handlers", nargs="*", default=["service"], choices=list(HANDLERS),
+                        help="service: config.asgi; stock: the same with Django's stock ASGI handler for HTTP "
+                             "(bench/stock_asgi.py, the before of #34's handler), each in turn")
+    parser.add_argument("--py-spy", metavar="PATH",
+                        help="py-spy executable: sample each Daphne in every phase (collapsed stacks of the "
+                             "GIL-holding thread in the log directory)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--locust", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -191,24 +222,27 @@ def main() -> None:
     realtime = _bench_module("realtime")
     accounts = prepare()
     log_dir = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    py_spy = (args.py_spy, log_dir) if args.py_spy else None
     results: list[dict[str, Any]] = []
     for processes in args.processes:
-        servers = realtime.Servers(f"load{processes}", "config.asgi:application", ROOT, server_env(), processes,
-                                   log_dir)
-        servers.start()
-        pids = [proc.pid for proc in servers.procs]
-        try:
-            for users in args.users:
-                for phase in ("floor", "moves", "mixed"):
-                    result = run_phase(phase, users, False, args.seconds, servers.ports, pids, accounts)
-                    results.append({"processes": processes, **result})
+        for handler in args.handlers:
+            servers = realtime.Servers(f"{handler}{processes}", HANDLERS[handler], ROOT, server_env(), processes,
+                                       log_dir)
+            servers.start()
+            pids = [proc.pid for proc in servers.procs]
+            spy = (py_spy[0], py_spy[1], handler) if py_spy else None
+            try:
+                for users in args.users:
+                    for phase in args.phases:
+                        result = run_phase(phase, users, False, args.seconds, servers.ports, pids, accounts, spy)
+                        results.append({"processes": processes, "handler": handler, **result})
+                        print_phase(results[-1])
+                for users in args.paused:
+                    result = run_phase("mixed", users, True, args.seconds * 1.5, servers.ports, pids, accounts, spy)
+                    results.append({"processes": processes, "handler": handler, **result})
                     print_phase(results[-1])
-            for users in args.paused:
-                result = run_phase("mixed", users, True, args.seconds * 1.5, servers.ports, pids, accounts)
-                results.append({"processes": processes, **result})
-                print_phase(results[-1])
-        finally:
-            servers.stop()
+            finally:
+                servers.stop()
     soak = run_soak(args.soak, accounts, log_dir) if args.soak else None
     if args.json:
         print(json.dumps({"phases": results, "soak": soak}, indent=2))
@@ -248,8 +282,8 @@ def run_soak(seconds: float, accounts: list[dict[str, str]], log_dir: Path) -> d
 def print_phase(r: dict[str, Any]) -> None:
     kinds = "  ".join(f"{name} {k['count'] / r['seconds']:.0f}/s p50 {k['p50']:.0f} p99 {k['p99']:.0f} ms"
                       for name, k in sorted(r["kinds"].items()))
-    print(f"{r['processes']} proc {r['phase']:>5} {r['users']:>3} users{' paused' if r['pause'] else ''}: "
-          f"{r['rps']:.0f} req/s  CPU {r['cpu_ms_per_request']:.2f} ms/req  errors {r['errors']} "
+    print(f"{r.get('handler', 'service'):>7} {r['processes']} proc {r['phase']:>5} {r['users']:>3} users{' paused' if r['pause'] else ''}: "
+          f"{r['rps']:.0f} req/s  CPU {r['cpu_ms_per_request']:.2f} ms/req ({100 * r['cpu_system_share']:.0f}% system)  errors {r['errors']} "
           f"(503: {r['refused']})  peak conns {r['peak_connections']}/{r['connection_bound']}  | {kinds}",
           file=sys.stderr)
 
@@ -259,13 +293,15 @@ def print_phase(r: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------
 
 
-def cpu_seconds(pids: list[int]) -> float:
+def cpu_seconds(pids: list[int]) -> tuple[float, float]:
+    """(user, system) CPU seconds of the processes so far."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    user = system = 0
     for pid in pids:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+        user += int(fields[11])
+        system += int(fields[12])
+    return user / ticks, system / ticks
 
 
 def locust_phase(spec_path: str) -> None:
@@ -371,7 +407,9 @@ def locust_phase(spec_path: str) -> None:
         "requests": total.num_requests, "rps": total.num_requests / elapsed, "errors": total.num_failures,
         "refused": refused, "error_samples": [str(e.error)[:200] for e in list(stats.errors.values())[:3]],
         "p50": total.get_response_time_percentile(0.5), "p99": total.get_response_time_percentile(0.99),
-        "cpu_ms_per_request": 1000 * (cpu_after - cpu_before) / max(total.num_requests, 1), "kinds": kinds,
+        "cpu_ms_per_request": 1000 * (sum(cpu_after) - sum(cpu_before)) / max(total.num_requests, 1),
+        "cpu_system_share": (cpu_after[1] - cpu_before[1]) / max(sum(cpu_after) - sum(cpu_before), 1e-9),
+        "kinds": kinds,
     }))
 
 

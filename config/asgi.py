@@ -2,12 +2,12 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 # Initialise Django (app registry) before importing anything that touches models.
-django_asgi_app = get_asgi_application()
+from config.http_handler import get_http_application  # noqa: E402
+
+django_asgi_app = get_http_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

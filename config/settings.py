@@ -20,6 +20,8 @@ DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE  PostgreSQL connections per process, default 
 DB_POOL_TIMEOUT float seconds a request waits for a pooled connection (then 503), default 3
 DB_CONNECT_TIMEOUT int seconds one connect attempt may take, default 3
 DB_THREADS      int, threads per process for WebSocket database calls, default 2
+HTTP_THREADS    int, HTTP requests a process runs at once, default 4 (the others wait
+                their turn up to DB_POOL_TIMEOUT, then 503 database_busy)
 CHANNEL_LAYER   pubsub (default) | lists: which channels_redis layer REDIS_URL uses
 REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
 REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_URL
@@ -406,6 +408,14 @@ WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
 DATABASES = {"default": database_config()}
+# HTTP requests a process runs at once, each on a thread of its own with its database
+# connection (config/http_handler.py): fewer threads contend less for the GIL. The
+# others wait their turn on the event loop, as long as a request may wait for a pooled
+# connection. HTTP_THREADS + DB_THREADS should not exceed DB_POOL_MAX_SIZE.
+HTTP_THREADS = env_int("HTTP_THREADS", 4)
+HTTP_WAIT_TIMEOUT = env_float("DB_POOL_TIMEOUT", 3.0)
+if HTTP_THREADS < 1 or HTTP_WAIT_TIMEOUT <= 0:
+    raise ImproperlyConfigured(f"HTTP_THREADS={HTTP_THREADS} must be at least 1 and DB_POOL_TIMEOUT above 0.")
 REDIS_URL = _raw("REDIS_URL", None)
 CHANNEL_LAYERS = channel_layers_config()
 CACHES = cache_config()

@@ -11,8 +11,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 
-from config.api_errors import is_api
-from database.outage import DatabaseOutage, classify, record_refusal
+from config.api_errors import API_PREFIX
+from database.outage import DatabaseBusy, DatabaseOutage, classify, record_refusal
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Back in a moment · Klondike</title>
@@ -27,7 +27,21 @@ PAGE = """<!doctype html>
 
 
 def outage_response(request: HttpRequest, outage: DatabaseOutage) -> HttpResponse:
-    if is_api(request):
+    return answer(outage, request.method or "GET", request.path_info)
+
+
+def busy_response(method: str, path_info: str) -> HttpResponse:
+    """For a request that waited too long for its turn (config/http_handler.py). It is
+    answered before the middleware runs, so it carries their headers itself."""
+    response = answer(DatabaseBusy(), method, path_info)
+    response["X-Content-Type-Options"] = "nosniff"
+    response["X-Frame-Options"] = "DENY"
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+    return response
+
+
+def answer(outage: DatabaseOutage, method: str, path_info: str) -> HttpResponse:
+    if path_info.startswith(API_PREFIX):
         response: HttpResponse = JsonResponse(outage.to_json(), status=503)
     else:
         detail = outage.detail[0].upper() + outage.detail[1:]
@@ -37,7 +51,7 @@ def outage_response(request: HttpRequest, outage: DatabaseOutage) -> HttpRespons
     response["Cache-Control"] = "no-store"
     # The refusal is logged once, below: not again by Django as "Service Unavailable".
     response._has_been_logged = True  # type: ignore[attr-defined]
-    record_refusal(outage, f"{request.method} {request.path}")
+    record_refusal(outage, f"{method} {path_info}")
     return response
 
 

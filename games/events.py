@@ -7,12 +7,15 @@ Postgres, and a reconnecting client sends the last number it saw.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -21,6 +24,8 @@ from games import viewer_policy
 from games.models import Game, Move
 
 LOBBY_GROUP = "lobby"
+
+logger = logging.getLogger(__name__)
 
 
 def game_group(game_id: Any) -> str:
@@ -88,8 +93,28 @@ def send_group(group: str, message: dict[str, Any]) -> None:
         pending.append((group, message))
         return
     layer = get_channel_layer()
-    if layer is not None:
+    if layer is None:
+        return
+    loop = serving_event_loop()
+    if loop is None:
         async_to_sync(layer.group_send)(group, message)
+        return
+    # A request's thread under Daphne: hand the send to the event loop and go on. The
+    # response does not wait for Redis, and the thread is not held while it answers.
+    asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop).add_done_callback(_log_failed_send)
+
+
+def serving_event_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop of the server this thread works for (asgiref's ``sync_to_async``
+    notes it in its threads), if it runs."""
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    return loop if loop is not None and loop.is_running() else None
+
+
+def _log_failed_send(future: Future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        # The move is in the database: clients see it on their next gap check or reconnect.
+        logger.warning("channel layer send failed: %r", future.exception())
 
 
 def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, BaseException | None, list]]:

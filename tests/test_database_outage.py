@@ -207,6 +207,36 @@ def test_a_restart_between_requests_fails_no_request(stack: Stack, server: Daphn
     assert stack.postgres.stored_moves(player.game) == player.acked
 
 
+def test_a_request_waiting_too_long_for_its_turn_answers_database_busy(stack: Stack) -> None:
+    """HTTP_THREADS requests run at once (config/http_handler.py); the next waits for its
+    turn up to DB_POOL_TIMEOUT, then gets 503. A solver request takes no turn."""
+    server = stack.daphne(HTTP_THREADS="1", DB_POOL_TIMEOUT="1")
+    tokens = stack.players(2)
+    try:
+        holder, other = Player(server, tokens[0], 0), Player(server, tokens[1], 1)
+        blocker = stack.postgres.connect()
+        blocker.autocommit = False
+        # The holder's move waits for this lock and keeps the process's only turn.
+        blocker.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", (holder.game,))
+        with ThreadPoolExecutor(1) as threads:
+            waiting = threads.submit(holder.play)
+            time.sleep(0.5)
+            refused = other.call("GET", "/api/accounts/me")
+            page = requests.get(f"{server.http}/", timeout=30)
+            hint = other.call("GET", f"/api/games/{other.game}/hint")
+            blocker.rollback()
+            blocker.close()
+            assert waiting.result().status_code == 200
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "1"
+        assert refused.json()["error"] == "database_busy"
+        assert page.status_code == 503 and page.headers["Content-Type"].startswith("text/html")
+        assert hint.status_code == 200 and "move" in hint.json(), hint.text
+        assert other.play().status_code == 200
+        assert len([line for line in refusals_in(server) if "database_busy" in line]) == 2
+    finally:
+        server.stop()
+
+
 def test_a_pool_in_use_answers_database_busy_after_the_pool_timeout(stack: Stack) -> None:
     server = stack.daphne(DB_POOL_MAX_SIZE="2", DB_POOL_MIN_SIZE="1", DB_POOL_TIMEOUT="1")
     tokens = stack.players(3)
