@@ -33,6 +33,7 @@ from asgiref.sync import ThreadSensitiveContext, iscoroutinefunction, sync_to_as
 from django.conf import settings
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
+from django.db import close_old_connections
 from django.urls import Resolver404, resolve
 
 # Threads kept for later requests; async-view requests may briefly need more.
@@ -60,8 +61,20 @@ class RequestThreads:
             executor.shutdown(wait=False)
 
 
-@functools.lru_cache(maxsize=4096)
+# Only the API has async views; a longer path is no address of ours. Both bound what a
+# client can make the cache below hold (4096 short paths).
+ASYNC_VIEW_PREFIX = "/api/"
+LONGEST_API_PATH = 200
+
+
 def runs_async_view(path: str) -> bool:
+    if len(path) > LONGEST_API_PATH or not path.startswith(ASYNC_VIEW_PREFIX):
+        return False
+    return _resolves_to_async_view(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolves_to_async_view(path: str) -> bool:
     try:
         return iscoroutinefunction(resolve(path).func)
     except Resolver404:
@@ -102,8 +115,15 @@ class HttpHandler(ASGIHandler):
             # response's close) runs on this executor's one thread.
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send)
-        finally:
-            self.threads.give_back(executor)
+        except asyncio.CancelledError:
+            # Daphne gave up on the request (the client left long ago) while its view
+            # may still run on the thread. The thread returns the view's database
+            # connection once the view is done, and only then serves another request.
+            loop = asyncio.get_running_loop()
+            cleanup = executor.submit(close_old_connections)
+            cleanup.add_done_callback(lambda _: loop.call_soon_threadsafe(self.threads.give_back, executor))
+            raise
+        self.threads.give_back(executor)
 
     async def refuse_busy(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         from database.middleware import busy_response
@@ -112,7 +132,7 @@ class HttpHandler(ASGIHandler):
             (await self.read_body(receive)).close()
         except RequestAborted:
             return
-        response = busy_response(scope["method"], path_info(scope))
+        response = busy_response(scope["method"], path_info(scope), secure=scope.get("scheme") == "https")
         await self.send_response(response, send)
 
 

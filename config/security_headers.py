@@ -39,27 +39,35 @@ class ContentSecurityPolicyMiddleware(CSPMiddleware):
         return parts
 
 
-def handshake_headers(scope: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+def page_headers(secure: bool) -> dict[str, str]:
     """The headers Django's SecurityMiddleware, XFrameOptionsMiddleware and the CSP
-    middleware put on a page, for a socket's 101 answer (read from the settings at
-    each handshake, so they follow the page headers)."""
+    middleware put on a page (read from the settings at each call), for answers made
+    outside the middleware: a socket's 101, a request refused before its turn."""
     headers: dict[str, str] = {}
     if settings.SECURE_CONTENT_TYPE_NOSNIFF:
         headers["X-Content-Type-Options"] = "nosniff"
     if settings.SECURE_REFERRER_POLICY:
         policy = settings.SECURE_REFERRER_POLICY
         headers["Referrer-Policy"] = policy if isinstance(policy, str) else ",".join(policy)
+    if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
+        headers["Cross-Origin-Opener-Policy"] = settings.SECURE_CROSS_ORIGIN_OPENER_POLICY
     if settings.X_FRAME_OPTIONS:
         headers["X-Frame-Options"] = settings.X_FRAME_OPTIONS
     if csp := build_policy():
         headers["Content-Security-Policy"] = csp
-    if settings.SECURE_HSTS_SECONDS and scope.get("scheme") == "wss":
+    if settings.SECURE_HSTS_SECONDS and secure:
         hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
         if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
             hsts += "; includeSubDomains"
         if settings.SECURE_HSTS_PRELOAD:
             hsts += "; preload"
         headers["Strict-Transport-Security"] = hsts
+    return headers
+
+
+def handshake_headers(scope: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+    """:func:`page_headers` for a socket's 101 answer."""
+    headers = page_headers(secure=scope.get("scheme") == "wss")
     return [(name.lower().encode("latin1"), value.encode("latin1")) for name, value in headers.items()]
 
 

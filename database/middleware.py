@@ -30,13 +30,14 @@ def outage_response(request: HttpRequest, outage: DatabaseOutage) -> HttpRespons
     return answer(outage, request.method or "GET", request.path_info)
 
 
-def busy_response(method: str, path_info: str) -> HttpResponse:
+def busy_response(method: str, path_info: str, secure: bool) -> HttpResponse:
     """For a request that waited too long for its turn (config/http_handler.py). It is
     answered before the middleware runs, so it carries their headers itself."""
+    from config.security_headers import page_headers
+
     response = answer(DatabaseBusy(), method, path_info)
-    response["X-Content-Type-Options"] = "nosniff"
-    response["X-Frame-Options"] = "DENY"
-    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+    for name, value in page_headers(secure).items():
+        response[name] = value
     return response
 
 

@@ -12,7 +12,6 @@ import json
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
@@ -101,7 +100,7 @@ def send_group(group: str, message: dict[str, Any]) -> None:
         return
     # A request's thread under Daphne: hand the send to the event loop and go on. The
     # response does not wait for Redis, and the thread is not held while it answers.
-    asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop).add_done_callback(_log_failed_send)
+    LoopPublisher.of(loop).put(group, message)
 
 
 def serving_event_loop() -> asyncio.AbstractEventLoop | None:
@@ -111,10 +110,50 @@ def serving_event_loop() -> asyncio.AbstractEventLoop | None:
     return loop if loop is not None and loop.is_running() else None
 
 
-def _log_failed_send(future: Future) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        # The move is in the database: clients see it on their next gap check or reconnect.
-        logger.warning("channel layer send failed: %r", future.exception())
+class LoopPublisher:
+    """The group sends of a process's request threads, made by one task on the event
+    loop in the order they were handed over (a game's events in seq order), with a
+    bounded backlog should Redis stall."""
+
+    BACKLOG = 10_000
+    _by_loop: dict[asyncio.AbstractEventLoop, "LoopPublisher"] = {}
+    _lock = threading.Lock()
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> "LoopPublisher":
+        with cls._lock:
+            if loop not in cls._by_loop:
+                cls._by_loop = {known: p for known, p in cls._by_loop.items() if not known.is_closed()}
+                cls._by_loop[loop] = cls(loop)
+            return cls._by_loop[loop]
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue | None = None
+
+    def put(self, group: str, message: dict[str, Any]) -> None:
+        """From any thread."""
+        self.loop.call_soon_threadsafe(self._enqueue, group, message)
+
+    def _enqueue(self, group: str, message: dict[str, Any]) -> None:
+        if self.queue is None:
+            self.queue = asyncio.Queue(self.BACKLOG)
+            self.loop.create_task(self._send_in_order())
+        try:
+            self.queue.put_nowait((group, message))
+        except asyncio.QueueFull:
+            # The move is in the database: clients see it on their next gap check or reconnect.
+            logger.warning("channel layer backlog full: a send to %s dropped", group)
+
+    async def _send_in_order(self) -> None:
+        assert self.queue is not None
+        while True:
+            group, message = await self.queue.get()
+            layer = get_channel_layer()
+            try:
+                await layer.group_send(group, message)
+            except Exception as exc:  # noqa: BLE001 - one failed send must not stop the rest
+                logger.warning("channel layer send to %s failed: %r", group, exc)
 
 
 def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, BaseException | None, list]]:

@@ -11,6 +11,7 @@ move is scored, counted and streamed like the player's own."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -19,6 +20,7 @@ from typing import Any, Callable
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import connection
 
 from games.engine import DealCode, Game as EngineGame, Scoring, from_bytes, to_bytes
 from games.errors import ServiceError
@@ -197,9 +199,25 @@ async def _solve(state: bytes, code: str, budget: float, deadline: float) -> dic
     return result
 
 
+def returning_connection(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` run from these async views by ``sync_to_async``, the request's
+    database connection given back to the pool as it returns: the view then waits
+    seconds for a solver worker, and holds no connection while it does."""
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if not connection.in_atomic_block:  # a test's transaction: leave it be
+                connection.close()
+
+    return call
+
+
 async def hint(game_id: Any, actor: Any) -> dict[str, Any]:
     deadline = time.monotonic() + HINT_BUDGET_SECONDS + QUEUE_WAIT_SECONDS
-    state, code, seq = await sync_to_async(_snapshot_for_solving)(game_id, actor, "hint")
+    state, code, seq = await sync_to_async(returning_connection(_snapshot_for_solving))(game_id, actor, "hint")
     result = await _solve(state, code, HINT_BUDGET_SECONDS, deadline)
     return {"seq": seq, "move": result["moves"][0] if result["moves"] else None,
             "remaining": len(result["moves"])}
@@ -211,7 +229,8 @@ async def complete(game_id: Any, actor: Any, seq: Any) -> dict[str, Any]:
     from games.services import submit_move
 
     started = time.monotonic()
-    state, code, current = await sync_to_async(_snapshot_for_solving)(game_id, actor, "complete")
+    state, code, current = await sync_to_async(returning_connection(_snapshot_for_solving))(game_id, actor,
+                                                                                          "complete")
     if seq is not None and seq != current + 1:
         raise ServiceError("seq_conflict", f"the game is at event {current}: send seq {current + 1}", 409, seq=current)
     result = await _solve(state, code, COMPLETE_BUDGET_SECONDS,
@@ -221,5 +240,5 @@ async def complete(game_id: Any, actor: Any, seq: Any) -> dict[str, Any]:
         if time.monotonic() - started > COMPLETE_SECONDS:
             break
         played += 1
-        last = await sync_to_async(submit_move)(game_id, actor, move, current + played)
+        last = await sync_to_async(returning_connection(submit_move))(game_id, actor, move, current + played)
     return {"moves_played": played, "remaining": len(moves) - played, "result": last}

@@ -72,6 +72,9 @@ def test_a_request_that_waits_past_the_timeout_for_its_turn_is_answered_busy(set
     assert api_headers["retry-after"] == "1" and api_headers["cache-control"] == "no-store"
     assert page == 503 and page_headers["content-type"].startswith("text/html")
     assert b"Back in a moment" in page_body and page_headers["x-frame-options"] == "DENY"
+    # Answered before the middleware runs, with the headers it would have added.
+    assert api_headers["referrer-policy"] == "same-origin" and "cross-origin-opener-policy" in page_headers
+    assert "content-security-policy" in page_headers and page_headers["x-content-type-options"] == "nosniff"
     assert after == 200
 
 
@@ -80,6 +83,9 @@ def test_only_requests_for_async_views_skip_the_turns() -> None:
     assert runs_async_view(f"/api/games/{game}/hint") and runs_async_view(f"/api/games/{game}/complete")
     assert not runs_async_view(f"/api/games/{game}/moves")
     assert not runs_async_view("/no/such/page")
+    # Only short API paths are resolved (and cached): a client cannot fill the cache.
+    assert not runs_async_view(f"/api/games/{game}/hint" + "/" * 300)
+    assert not runs_async_view(f"/static/api/games/{game}/hint")
 
 
 def test_idle_threads_beyond_the_kept_number_are_stopped() -> None:
