@@ -2,7 +2,8 @@
 # has a C compiler; the same Python 3.11 runs it below.
 FROM python:3.11 AS solver
 WORKDIR /src
-COPY games ./games
+COPY engine ./engine
+COPY solver ./solver
 COPY scripts/build-solver.sh ./scripts/
 RUN pip install --no-cache-dir "mypy==2.4.1" && scripts/build-solver.sh /usr/local/bin/python
 
@@ -17,8 +18,11 @@ WORKDIR /app
 
 COPY pyproject.toml README.md ./
 COPY config ./config
+COPY database ./database
+COPY engine ./engine
+COPY solver ./solver
+COPY --from=solver /src/solver/_native*.so /src/solver/_core*.so ./solver/
 COPY games ./games
-COPY --from=solver /src/games/solver/_native*.so /src/games/solver/_core*.so ./games/solver/
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
 COPY frontend ./frontend

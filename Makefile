@@ -24,10 +24,10 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 ## solver: compile the solver with mypyc and its C core (scripts/build-solver.sh); redone when
-##         search.py, _core.c or the engine changes (a stale build is never used: games/solver/sources.py)
+##         search.py, _core.c or the engine changes (a stale build is never used: solver/sources.py)
 solver: $(NATIVE)
 
-$(NATIVE): games/solver/search.py games/solver/_core.c games/solver/sources.py $(wildcard games/engine/*.py) scripts/build-solver.sh $(STAMP)
+$(NATIVE): solver/search.py solver/_core.c solver/sources.py $(wildcard engine/*.py) scripts/build-solver.sh $(STAMP)
 	scripts/build-solver.sh $(PY)
 	touch $(NATIVE)
 

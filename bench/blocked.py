@@ -29,9 +29,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import DealCode, Game, Scoring  # noqa: E402
-from games.engine.cards import RANK  # noqa: E402
-from games.solver import search  # noqa: E402
+from engine import DealCode, Game, Scoring  # noqa: E402
+from engine.cards import RANK  # noqa: E402
+from solver import search  # noqa: E402
 from tests.test_solver import blocked_by_sweeps  # noqa: E402
 
 

@@ -62,8 +62,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.engine import FOUNDATION, DealCode, Game, Move, Scoring, from_bytes, to_bytes  # noqa: E402
-from games.engine.cards import RANK, SUIT  # noqa: E402
+from engine import FOUNDATION, DealCode, Game, Move, Scoring, from_bytes, to_bytes  # noqa: E402
+from engine.cards import RANK, SUIT  # noqa: E402
 
 #: The timer of the measured windows: ``time.perf_counter`` (wall clock, the
 #: default) or, with ``--clock process``, ``time.process_time`` (this process's CPU

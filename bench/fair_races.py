@@ -139,7 +139,7 @@ def setup_django() -> None:
 
     call_command("migrate", verbosity=0, interactive=False)
     from games import races
-    from games.engine import DealCode, Scoring
+    from engine import DealCode, Scoring
 
     races.COUNTDOWN_SECONDS = 0
     # One deal for every race of the run, so that both kinds play the same moves.
@@ -320,8 +320,8 @@ class RaceRun:
     # -- playing ---------------------------------------------------------------
 
     async def play(self, index: int, start: float) -> None:
-        from games.engine import DealCode
-        from games.engine import Game as EngineGame
+        from engine import DealCode
+        from engine import Game as EngineGame
 
         s = self.racers[index]
         game = s.own

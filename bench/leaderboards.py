@@ -106,7 +106,7 @@ def drop_database() -> None:
 
 def engine_states(rng: random.Random, count: int = 64) -> list[bytes]:
     """Stored engine states of real games at various stages (91 to ~1,000 bytes)."""
-    from games.engine import DealCode, Game as EngineGame, to_bytes
+    from engine import DealCode, Game as EngineGame, to_bytes
 
     states = []
     for i in range(count):
@@ -153,7 +153,7 @@ GAME_COLUMNS = ["id", "owner_id", "guest_key", "race_id", "daily_id", "practice"
 def generate(args: argparse.Namespace) -> dict[str, Any]:
     """Accounts, daily deals, games, balances and history. Returns what the timings need."""
     import psycopg
-    from games.engine import DealCode, Scoring
+    from engine import DealCode, Scoring
     from leaderboards import services
 
     rng = random.Random(args.seed)
@@ -322,7 +322,7 @@ def targets() -> dict[str, Any]:
     draw-one deal, the most played casual code and a middling one."""
     from django.db import connection
 
-    from games.engine import DealCode
+    from engine import DealCode
     from leaderboards import services
 
     today = services.today()

@@ -311,7 +311,7 @@ def locust_phase(spec_path: str) -> None:
 
     spec = json.loads(Path(spec_path).read_text())
     phase, ports, accounts = spec["phase"], spec["ports"], spec["accounts"]
-    from games.engine import DealCode, Game
+    from engine import DealCode, Game
 
     counter = iter(range(10**9))
 

@@ -329,7 +329,7 @@ class CpuSample:
 def sample_view() -> dict[str, Any]:
     """A real public board, to give the floor's frames the size of the service's."""
     sys.path.insert(0, str(ROOT))
-    from games.engine import DealCode, Game, Scoring, public_view
+    from engine import DealCode, Game, Scoring, public_view
 
     return public_view(Game.new(DealCode.random(1, Scoring.NORMAL)))
 

@@ -26,8 +26,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import DealCode, Game, Scoring  # noqa: E402
-from games.solver import implementation, search, solve  # noqa: E402
+from engine import DealCode, Game, Scoring  # noqa: E402
+from solver import implementation, search, solve  # noqa: E402
 
 
 def _one(task: tuple[str, int, float, bool, bool]) -> dict:

@@ -8,7 +8,7 @@ Each solve runs the complete search alone (``_solve``, no streamlined search fir
 a fresh process of its tree, with a CPU-time budget, and prints the verdict, the nodes
 and the CPU seconds of both trees and their ratio. The trees alternate deal by deal and
 round by round, so a busy machine slows both alike. ``--compiled`` runs each tree's
-compiled solver (``games.solver.implementation``; build it in the tree first with
+compiled solver (``solver.implementation``; build it in the tree first with
 ``scripts/build-solver.sh``) instead of the pure module; ``--nodes N`` stops each
 search at N nodes instead of a time budget, so that when both trees search the same
 nodes (a change that only makes a node cheaper) the CPU ratio is the speed-up.
@@ -25,8 +25,8 @@ import sys
 _CHILD = r"""
 import json, sys, time
 sys.path.insert(0, ".")
-from games.engine import DealCode, Game, Scoring
-from games.solver import implementation, search
+from engine import DealCode, Game, Scoring
+from solver import implementation, search
 mode, number, budget, nodes, compiled = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 solver = implementation if compiled else search
 if compiled and solver is search:

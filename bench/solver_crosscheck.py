@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import Game  # noqa: E402
+from engine import Game  # noqa: E402
 from tests.test_solver import brute_force  # noqa: E402
 
 VERDICTS = {False: "agree", None: "too_big", True: "disagree"}

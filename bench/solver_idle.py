@@ -21,9 +21,9 @@ import sys
 _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, ".")
-from games.engine import DealCode, Game, Scoring
-from games.solver import implementation
-from games.solver import search
+from engine import DealCode, Game, Scoring
+from solver import implementation
+from solver import search
 mode, deals, rounds, pause, budget = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 if implementation is search:
     sys.exit("no current compiled solver in this tree (scripts/build-solver.sh)")

@@ -1,6 +1,6 @@
 """The solver's three builds of one search: pure Python (``search.py``), the mypyc
-build of the same file (``games.solver._native``), and that build with its
-depth-first searches in the C core (``games/solver/_core.c``), the default.
+build of the same file (``solver._native``), and that build with its
+depth-first searches in the C core (``solver/_core.c``), the default.
 
     scripts/build-solver.sh          # or make solver
     .venv/bin/python bench/solver_native.py [--deals 30] [--modes D1N,D3N] [--nodes 100000]
@@ -24,8 +24,8 @@ from types import ModuleType
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from games.engine import DealCode, Game, Scoring  # noqa: E402
-from games.solver import load_native, search  # noqa: E402
+from engine import DealCode, Game, Scoring  # noqa: E402
+from solver import load_native, search  # noqa: E402
 
 BUILDS = ("pure", "mypyc", "core")
 

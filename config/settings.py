@@ -254,17 +254,17 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
     return config
 
 
-# Threads per process for the consumers' database calls (games.dbthreads); each
+# Threads per process for the consumers' database calls (games.database_threads); each
 # takes a connection from the process's pool for the length of one call.
 # More threads contend for the GIL with the event loop: 2 measured best
 # (bench/realtime.py, docs/performance.md).
 DB_THREADS = env_int("DB_THREADS", 2)
 
 # Table memory each solver process keeps between searches instead of faulting fresh
-# memory in again (games/solver/_core.c, "Table memory"); 0 keeps none.
+# memory in again (solver/_core.c, "Table memory"); 0 keeps none.
 SOLVER_TABLE_CACHE_MB = env_int("SOLVER_TABLE_CACHE_MB", 1536)
 
-# Hints and Complete (games/solving.py): at most SOLVER_QUEUE solver jobs queued or
+# Hints and Complete (games/solver_jobs.py): at most SOLVER_QUEUE solver jobs queued or
 # running per process (2 workers × 2), beyond that 503 solver_busy; per player and per
 # client address rates (games/solver_throttle.py), beyond them 429 throttled.
 SOLVER_QUEUE = env_int("SOLVER_QUEUE", 4)

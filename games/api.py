@@ -15,9 +15,9 @@ from rest_framework.views import APIView
 
 from config.api_input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_int
 from games import services, viewer_policy
-from games.engine import Game as EngineGame
-from games.engine import deal_json
-from games.solving import complete_status
+from engine import Game as EngineGame
+from engine import deal_json
+from games.solver_jobs import complete_status
 from games.models import Game, Move
 from games.serializers import (
     ConflictSerializer, CreateGameSerializer, ErrorSerializer, GamePageSerializer, GameSerializer,

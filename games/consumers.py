@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs
 
-from games.dbthreads import db_async
+from games.database_threads import db_async
 from autobahn.exception import Disconnected
 from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.consumer import get_handler_name
@@ -27,7 +27,7 @@ from django.conf import settings
 from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_refusal
 
 from games import events, races, services, socket_protocol, viewer_policy
-from games.engine.views import redact_view
+from engine.views import redact_view
 from games.models import Game, Race
 from games.socket_protocol import FrameError
 from games.streams import GameStream

@@ -10,8 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
-from games.engine import DealCode, from_bytes, replay
-from games.engine import Game as EngineGame
+from engine import DealCode, from_bytes, replay
+from engine import Game as EngineGame
 
 
 #: Move-log actions the engine applies; the others (resign, timeout) only end a game.
@@ -57,7 +57,7 @@ class Game(models.Model):
     # Races are fair by what each racer has seen (games.viewer_policy): kept with the
     # game, in the move's transaction, so it needs no query per event.
     cards_seen = models.BigIntegerField(default=0, help_text="52 bits: the cards ever face up in this game")
-    state = models.BinaryField(help_text="engine state with undo history (games.engine.serial)")
+    state = models.BinaryField(help_text="engine state with undo history (engine.serial)")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -14,9 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import events, viewer_policy
-from games.engine import DealCode, Scoring, to_bytes
-from games.engine import Game as EngineGame
-from games.engine.views import face_up_mask
+from engine import DealCode, Scoring, to_bytes
+from engine import Game as EngineGame
+from engine.views import face_up_mask
 from games.models import Game, Move, Race, RaceEntry
 from games.errors import ServiceError
 from games.viewer_policy import ANONYMOUS, Actor

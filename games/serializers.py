@@ -10,13 +10,13 @@ from rest_framework import serializers
 from config.api_input import (
     StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer,
 )
-from games.engine.cards import CARD_PATTERN
-from games.engine.deal import DEAL_CODE_PATTERN
-from games.engine.moves import DESTINATION_PATTERN
+from engine.cards import CARD_PATTERN
+from engine.deal import DEAL_CODE_PATTERN
+from engine.moves import DESTINATION_PATTERN
 
 MAX_SEQ = 2**31 - 1  # the database's integer
 
-# The engine's wire format of a move (games.engine.moves), as Move.from_json takes it:
+# The engine's wire format of a move (engine.moves), as Move.from_json takes it:
 # the other kinds take no field but "type"; a card move takes exactly these three.
 MOVE_SCHEMA = {
     "description": 'the move in the engine\'s wire format, e.g. {"type": "move", "card": "9S", "to": "t4"}',
@@ -110,12 +110,12 @@ class UndoRequestSerializer(StrictSerializer):
 
 CARD = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
 # In a fair race a face-up card the viewer may not know is sent as "??" (no name, suit,
-# rank or colour): games.engine.views.UNSEEN, docs/realtime.md "Fair races".
+# rank or colour): engine.views.UNSEEN, docs/realtime.md "Fair races".
 SHOWN_CARD = {"type": "string", "pattern": r"^([A2-9TJQK][SHDC]|\?\?)$",
               "description": 'a card, or "??": face up, not yet seen by you (a race)'}
 VIEW_SCHEMA = {
     "type": "object",
-    "description": "The board. While the game is live, the public view (games.engine.views.public_view): "
+    "description": "The board. While the game is live, the public view (engine.views.public_view): "
                    "face-up cards by name (in a race, \"??\" for one the viewer may not know yet), face-down "
                    "counts, the stock's count, the waste's count and visible fan, each foundation's top (in a "
                    "race, the top of the unbroken run from the Ace the viewer has seen; foundation_count stays "

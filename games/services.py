@@ -10,11 +10,11 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
-from games.engine import Game as EngineGame
-from games.engine import card_name, to_bytes
-from games.engine.views import face_up_mask, hidden_cards, visible_cards
-from games import events, hotsql, races, winnable_pool
+from engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
+from engine import Game as EngineGame
+from engine import card_name, to_bytes
+from engine.views import face_up_mask, hidden_cards, visible_cards
+from games import events, move_statements, races, winnable_pool
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor
@@ -102,7 +102,7 @@ def board_after(game: Game, seq: int) -> EngineGame | None:
 def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
     # No joins: most games have neither race nor daily deal (either loads lazily).
     try:
-        game = hotsql.select_for_update(Game, UUID(str(game_id)))
+        game = move_statements.select_for_update(Game, UUID(str(game_id)))
     except ValueError:
         game = None
     if game is None:
@@ -207,7 +207,7 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
     boards.standings_changed(game)
     events.publish_after_commit(game, row, engine)
     # Nothing reads the Move row's id; the insert and the update are one statement.
-    hotsql.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS, last=last)
+    move_statements.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS, last=last)
 
 
 def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]:

@@ -15,13 +15,13 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from games.dbthreads import db_async
+from games.database_threads import db_async
 
 from games import events, viewer_policy
-from games.engine import Game as EngineGame
-from games.engine import Move as EngineMove
-from games.engine import card_name
-from games.engine.views import hidden_cards
+from engine import Game as EngineGame
+from engine import Move as EngineMove
+from engine import card_name
+from engine.views import hidden_cards
 from games.models import ENGINE_ACTIONS, Game, Move
 from games.viewer_policy import Actor
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import api, race_api, solver_api
+from games import api, hint_complete_api, race_api
 
 urlpatterns = [
     path("games/", api.GamesView.as_view(), name="games"),
@@ -9,8 +9,8 @@ urlpatterns = [
     path("games/<uuid:game_id>/undo", api.UndoView.as_view(), name="game-undo"),
     path("games/<uuid:game_id>/resign", api.ResignView.as_view(), name="game-resign"),
     path("games/<uuid:game_id>/replay", api.ReplayView.as_view(), name="game-replay"),
-    path("games/<uuid:game_id>/hint", solver_api.hint_view, name="game-hint"),
-    path("games/<uuid:game_id>/complete", solver_api.complete_view, name="game-complete"),
+    path("games/<uuid:game_id>/hint", hint_complete_api.hint_view, name="game-hint"),
+    path("games/<uuid:game_id>/complete", hint_complete_api.complete_view, name="game-complete"),
     path("races/", race_api.RacesView.as_view(), name="races"),
     path("races/<uuid:race_id>/", race_api.RaceView.as_view(), name="race"),
     path("races/<uuid:race_id>/join", race_api.JoinView.as_view(), name="race-join"),

@@ -14,9 +14,9 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from games.engine import Game as EngineGame
-from games.engine import full_view, public_view
-from games.engine.views import ALL_CARDS, face_up_mask, redact_action, redact_view
+from engine import Game as EngineGame
+from engine import full_view, public_view
+from engine.views import ALL_CARDS, face_up_mask, redact_action, redact_view
 from games.errors import ServiceError
 from games.models import Game, Move, Race
 

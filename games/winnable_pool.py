@@ -19,8 +19,8 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import solving
-from games.engine import DealCode, Scoring
+from games import solver_jobs
+from engine import DealCode, Scoring
 from games.errors import ServiceError
 from games.models import DailyDeal, SolvedDeal
 
@@ -125,7 +125,7 @@ def _fill(draw: int, scoring: str, high: int, lock: TopUpLock) -> int:
                 or DailyDeal.objects.filter(deal_number=number).exists()):
             continue
         try:
-            job = solving.submit(solving.solve_deal, number, draw, scoring, TOP_UP_BUDGET_SECONDS, stop=_stop)
+            job = solver_jobs.submit(solver_jobs.solve_deal, number, draw, scoring, TOP_UP_BUDGET_SECONDS, stop=_stop)
         except ServiceError:  # stopped while waiting for a solver slot
             break
         result = job.result(timeout=TOP_UP_BUDGET_SECONDS + TOP_UP_LOCK_SECONDS)

@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 
 from config.api_input import paging as page_of
 from config.api_input import paging_parameters
-from games.engine import DealCode, DealCodeError
-from games.engine.deal import DEAL_CODE_PATTERN
+from engine import DealCode, DealCodeError
+from engine.deal import DEAL_CODE_PATTERN
 from games.errors import ServiceError
 from games.models import Game
 from games.serializers import ErrorSerializer

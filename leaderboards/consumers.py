@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 from urllib.parse import parse_qs
 
-from games.dbthreads import db_async
+from games.database_threads import db_async
 
 from games.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
 from games.socket_protocol import LEADERBOARD_FRAMES

@@ -14,8 +14,8 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games.engine import MAX_DEAL_NUMBER, DealCode
-from games.engine.game import VEGAS_START
+from engine import MAX_DEAL_NUMBER, DealCode
+from engine.game import VEGAS_START
 from games.events import send_group
 from games.models import DailyDeal, Game, Race, SolvedDeal
 from leaderboards import glicko2

@@ -359,8 +359,8 @@ def winning_line(code: str, budget: int = 20000) -> list[dict[str, Any]] | None:
     """A depth-first search over the engine's legal moves (the solver is not needed):
     foundation moves first, then moves that turn a card up, then waste moves, then
     emptying a column, then draws. No take-backs, no run shuffles between columns."""
-    from games.engine import Game
-    from games.engine.moves import FOUNDATION
+    from engine import Game
+    from engine.moves import FOUNDATION
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     start = Game.new(code)
@@ -417,7 +417,7 @@ def winning_line(code: str, budget: int = 20000) -> list[dict[str, Any]] | None:
 
 def winnable_deal(draw: int = 1, first: int = 0, last: int = 200) -> tuple[str, list[dict[str, Any]]]:
     """The first deal number in range whose Normal deal the search wins: (code, line)."""
-    from games.engine import DealCode, Scoring
+    from engine import DealCode, Scoring
 
     for number in range(first, last + 1):
         code = str(DealCode(number, draw, Scoring.NORMAL))
@@ -429,7 +429,7 @@ def winnable_deal(draw: int = 1, first: int = 0, last: int = 200) -> tuple[str, 
 
 def smart_column(code: str, played: list[dict[str, Any]], move: dict[str, Any]) -> str | None:
     """Where a double tap on the move's card would send it (the engine decides)."""
-    from games.engine import Game, MoveError, replay
+    from engine import Game, MoveError, replay
 
     game: Game = replay(code, played)
     try:

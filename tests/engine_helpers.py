@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from games.engine import Game, Scoring, parse_card
-from games.engine.cards import SUITS
+from engine import Game, Scoring, parse_card
+from engine.cards import SUITS
 
 
 def cards(text: str) -> list[int]:

@@ -97,7 +97,7 @@ def rest_move(game_id: str, token: str, move: dict[str, Any], seq: int) -> dict[
 
 def view_after(code: str, actions: list[dict[str, Any]], ranked: bool) -> dict[str, Any]:
     """The public view of deal ``code`` after the engine actions ``actions``."""
-    from games.engine import public_view, replay
+    from engine import public_view, replay
 
     return public_view(replay(code, [a for a in actions if a["type"] in {"draw", "recycle", "undo", "move"}],
                               ranked=ranked))

@@ -33,10 +33,10 @@ def saturated_solvers(directory: Path) -> Iterator[list[Future]]:
     """Fill every admission slot (``SOLVER_QUEUE``) with holding jobs; release them on exit."""
     from django.conf import settings
 
-    from games import solving
+    from games import solver_jobs
 
     flag = directory / "release-solvers"
-    jobs = [solving.submit(hold, str(flag), HOLD_LIMIT_SECONDS) for _ in range(settings.SOLVER_QUEUE)]
+    jobs = [solver_jobs.submit(hold, str(flag), HOLD_LIMIT_SECONDS) for _ in range(settings.SOLVER_QUEUE)]
     try:
         yield jobs
     finally:

@@ -20,10 +20,10 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from games import races
-from games.engine import DealCode, DealCodeError, Move, MoveError, parse_card
-from games.engine.cards import ASCII_SPACE, CARD_PATTERN
-from games.engine.deal import DEAL_CODE_PATTERN
-from games.engine.moves import DESTINATION_PATTERN
+from engine import DealCode, DealCodeError, Move, MoveError, parse_card
+from engine.cards import ASCII_SPACE, CARD_PATTERN
+from engine.deal import DEAL_CODE_PATTERN
+from engine.moves import DESTINATION_PATTERN
 
 JSON = "application/json"
 DEAL = "KL1-D1N-AAAAAAJ"

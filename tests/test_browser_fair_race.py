@@ -18,8 +18,8 @@ from typing import Any, Callable
 import pytest
 
 from games import races, services
-from games.engine import DealCode, Game as EngineGame, Move, Scoring
-from games.engine.cards import card_name
+from engine import DealCode, Game as EngineGame, Move, Scoring
+from engine.cards import card_name
 from games.models import Race
 from tests.browser_helpers import chromium, daphne_server, diagnose, new_page, shot, sign_up, wait_seq  # noqa: F401
 

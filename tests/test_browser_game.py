@@ -28,7 +28,7 @@ def start_game_from_code(page, code):
 
 def an_illegal_drag(code):
     """A face-up column card and a column it does not fit on, from the opening."""
-    from games.engine import Game, card_name
+    from engine import Game, card_name
 
     game = Game.new(code)
     legal = {(m.card, m.to) for m in game.legal_moves() if m.kind == "move"}

@@ -26,7 +26,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games import services as game_services
-from games.engine import MAX_DEAL_NUMBER, DealCode, Game as EngineGame, to_bytes
+from engine import MAX_DEAL_NUMBER, DealCode, Game as EngineGame, to_bytes
 from games.models import DailyDeal, Game, SolvedDeal
 from leaderboards import services
 from tests.realtime_helpers import origin

@@ -49,7 +49,7 @@ class Player:
         return self.http.request(method, f"{self.server.http}{path}", json=body, timeout=60)
 
     def next_move(self) -> dict[str, Any]:
-        from games.engine import replay
+        from engine import replay
 
         moves = [m.to_json() for m in replay(DEAL, self.actions, ranked=False).legal_moves()]
         return pick(self.rng, moves)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import DealCode, DealCodeError, Game, Scoring, card_name, deal_json, layout, shuffled_deck
-from games.engine.deal import MAX_DEAL_NUMBER, decode_number, encode_number, splitmix64
+from engine import DealCode, DealCodeError, Game, Scoring, card_name, deal_json, layout, shuffled_deck
+from engine.deal import MAX_DEAL_NUMBER, decode_number, encode_number, splitmix64
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden" / "deals.json"
@@ -354,7 +354,7 @@ def test_layout_sizes_and_face_up_cards():
 
 
 def test_first_draw_takes_the_29th_card():
-    from games.engine import Move, public_view
+    from engine import Move, public_view
 
     game = Game.new("KL1-D1N-AAAAAAG")
     game.apply(Move.from_json({"type": "draw"}))

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from games.engine import Game, card_name
+from engine import Game, card_name
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Property-based tests of the Klondike engine (``games.engine``) over random playouts.
+"""Property-based tests of the Klondike engine (``engine``) over random playouts.
 
 Every test plays random games from random deal numbers in all four modes (draw one or
 three, Normal or Vegas scoring, ranked or not). A playout picks among
@@ -23,7 +23,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from engine import (
     FOUNDATION,
     TABLEAU,
     UNDO_LIMIT,
@@ -40,7 +40,7 @@ from games.engine import (
     replay,
     to_bytes,
 )
-from games.engine.cards import DECK, IS_RED, KING, RANK, SUIT
+from engine.cards import DECK, IS_RED, KING, RANK, SUIT
 
 # -- strategies and settings ---------------------------------------------------
 

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_engine_imports_nothing_from_django():
     code = (
-        "import sys, games.engine; "
+        "import sys, engine; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'django', 'rest_framework', 'channels'}); "
         "print(','.join(bad))"
     )

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from games.engine import FOUNDATION, TABLEAU, Game, Move, MoveError, card_name, parse_card, public_view
-from games.engine.game import UNDO_LIMIT
+from engine import FOUNDATION, TABLEAU, Game, Move, MoveError, card_name, parse_card, public_view
+from engine.game import UNDO_LIMIT
 
 from .engine_helpers import cards, easy_game, position
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from games.engine import (
+from engine import (
     Game, Move, MoveError, board_text, card_name, deal_json, format_score, from_bytes, full_view,
     public_view, replay, to_bytes,
 )

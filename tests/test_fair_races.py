@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from games import races
-from games.engine import DealCode, Scoring
-from games.engine.cards import RANKS, SUITS
-from games.engine.views import ALL_CARDS, UNSEEN
+from engine import DealCode, Scoring
+from engine.cards import RANKS, SUITS
+from engine.views import ALL_CARDS, UNSEEN
 from games.models import Game, Race
 from leaderboards.models import Rating
 from tests.realtime_helpers import Client, Daphne, adb, database_url, legal_moves, make_user, submit
@@ -280,7 +280,7 @@ def test_a_race_of_two_names_no_card_a_viewer_has_not_seen(servers):
 
 
 def current_view(game_id: str) -> dict[str, Any]:
-    from games.engine import public_view
+    from engine import public_view
 
     return public_view(Game.objects.get(pk=game_id).engine())
 
@@ -384,9 +384,9 @@ def test_spectators_who_learn_the_same_cards_share_one_filled_in_board():
     """The board filled in when the common knowledge grows is built once per process
     for every spectator; a viewer who learns something else gets their own."""
     from games.consumers import filled_in_text
-    from games.engine import Game as EngineGame
-    from games.engine import public_view
-    from games.engine.views import face_up_mask
+    from engine import Game as EngineGame
+    from engine import public_view
+    from engine.views import face_up_mask
     from games.streams import GameStream
 
     engine = EngineGame.new(DealCode(12345, 1, Scoring.NORMAL), ranked=True)

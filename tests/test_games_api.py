@@ -1,7 +1,7 @@
 """The games REST API end to end, against real PostgreSQL (no mocks).
 
 Every request goes through Django's URL routing, DRF, the service layer and the
-database. Moves are checked against a mirror engine (``games.engine.Game``) fed the
+database. Moves are checked against a mirror engine (``engine.Game``) fed the
 same actions, so the API must report exactly what the rules say."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from games.engine import DealCode, Game as EngineGame, Move as EngineMove, deal_json, full_view, public_view, replay
-from games.engine.cards import CARD_NAMES
-from games.engine.moves import FOUNDATION, MOVE, RECYCLE
+from engine import DealCode, Game as EngineGame, Move as EngineMove, deal_json, full_view, public_view, replay
+from engine.cards import CARD_NAMES
+from engine.moves import FOUNDATION, MOVE, RECYCLE
 from games.models import Game, Move
 
 pytestmark = pytest.mark.django_db

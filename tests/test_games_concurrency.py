@@ -19,7 +19,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from games import services
-from games.engine import replay
+from engine import replay
 from games.models import Game, Move
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.engine import Game as EngineGame
-from games.engine.cards import CARD_NAMES
-from games.engine.moves import FOUNDATION, MOVE
+from engine import Game as EngineGame
+from engine.cards import CARD_NAMES
+from engine.moves import FOUNDATION, MOVE
 from games.models import Game
 
 pytestmark = pytest.mark.django_db

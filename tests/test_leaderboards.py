@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 
 from games import races
 from games import services as game_services
-from games.engine import DealCode, Game as EngineGame, Scoring, to_bytes
+from engine import DealCode, Game as EngineGame, Scoring, to_bytes
 from games.models import DailyDeal, Game, Race
 from leaderboards import services
 from leaderboards.models import VegasBalance

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from games import races
-from games.engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
-from games.engine.views import face_up_mask, redact_view
+from engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
+from engine.views import face_up_mask, redact_view
 from games.models import Game, Move
 from tests.realtime_helpers import Daphne, database_url, make_user, submit, view_after
 from tests.test_vegas_balance import find_path

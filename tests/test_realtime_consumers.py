@@ -20,8 +20,8 @@ from games import consumers
 from django.utils import timezone
 
 from games import races
-from games.engine import Game as EngineGame
-from games.engine import public_view
+from engine import Game as EngineGame
+from engine import public_view
 from games.models import Game, Move, Race
 from tests.realtime_helpers import (
     DEAL, WS, Closed, adb, apply_event, assert_ranks, game_row, game_seq, legal_moves, make_user, move_rows, new_game, pick,

@@ -12,7 +12,7 @@ import pytest
 from channels.layers import get_channel_layer
 
 from games import events, services
-from games.dbthreads import db_async
+from games.database_threads import db_async
 from games.streams import GameStream
 from games.viewer_policy import SPECTATOR, Sight
 from tests.realtime_helpers import DEAL, WS, adb, make_user, new_game, run, submit

@@ -1,4 +1,4 @@
-"""The solver (games/solver): winning lines replay to a win through the engine, "lose"
+"""The solver (solver): winning lines replay to a win through the engine, "lose"
 is checked against an independent brute force over the engine's own legal moves, and
 a budget that runs out gives "unknown"."""
 
@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from games.engine import DealCode, Game, Move, Scoring, to_bytes
-from games.engine.cards import RANK
-from games.solver import SolveResult, solve
-from games.solver import search
+from engine import DealCode, Game, Move, Scoring, to_bytes
+from engine.cards import RANK
+from solver import SolveResult, solve
+from solver import search
 from tests.engine_helpers import position
 
 
@@ -585,7 +585,7 @@ def test_the_stock_reaches_exactly_the_cards_the_rules_let_it_reach(draw, vegas)
     """The solver's macro-moves (``talon_positions``) against a step-by-step
     simulation, for every talon size and waste size. A missing position once made
     the solver call winnable draw-three deals lost."""
-    from games.solver.search import _Search
+    from solver.search import _Search
 
     for n in range(0, 25):
         for pos in range(0, n + 1):
@@ -603,7 +603,7 @@ def test_a_talon_position_dominates_another_only_when_it_reaches_every_card_it_d
     with a dominating talon position: that position must reach (step by step, as the
     rules draw and recycle) every card the skipped one reaches, and positions of one
     class must reach the same cards."""
-    from games.solver.search import _DOMINATING_D3N, _DOMINATING_D3V, _Search
+    from solver.search import _DOMINATING_D3N, _DOMINATING_D3V, _Search
 
     dominating = _DOMINATING_D3V if vegas else _DOMINATING_D3N
     search = _Search(Game.new(f"KL1-D3{'V' if vegas else 'N'}-AAAAAAB"))

@@ -10,8 +10,8 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from games import winnable_pool
-from games.engine import Game as EngineGame
-from games.engine import Move
+from engine import Game as EngineGame
+from engine import Move
 from games.models import Game, Move as MoveRow, SolvedDeal
 from leaderboards import services as boards
 
@@ -138,12 +138,12 @@ def test_the_solve_command_prints_the_contract_json():
 
 
 def test_solver_workers_bound_the_table_memory_they_keep():
-    """Each solver process keeps table memory between solves (games/solver/_core.c,
+    """Each solver process keeps table memory between solves (solver/_core.c,
     "Table memory") up to SOLVER_TABLE_CACHE_MB, set as the process starts."""
     from django.conf import settings
 
-    from games import solving
+    from games import solver_jobs
 
-    limit, kept = solving.solver_pool().submit(solving.worker_table_memory).result(timeout=60)
+    limit, kept = solver_jobs.solver_pool().submit(solver_jobs.worker_table_memory).result(timeout=60)
     assert limit == settings.SOLVER_TABLE_CACHE_MB << 20 == 1536 << 20
     assert 0 <= kept <= limit

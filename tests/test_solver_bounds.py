@@ -13,7 +13,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from config.settings import env_rate
-from games import solving
+from games import solver_jobs
 from games.models import Game
 from tests.solver_pool_helpers import exit_worker, saturated_solvers
 
@@ -92,7 +92,7 @@ def test_a_full_solver_queue_answers_503_at_once(tmp_path):
 def test_a_dead_solver_worker_is_replaced_for_the_next_request():
     client, game = player_with_a_game()
     assert hint(client, game).status_code == 200
-    dying = solving.submit(exit_worker)
+    dying = solver_jobs.submit(exit_worker)
     with pytest.raises(BrokenProcessPool):
         dying.result(timeout=60)
     # Not a broken pool answering 500 to every request from now on: a fresh one.

@@ -1,5 +1,5 @@
-"""The solver's C core (games/solver/_core.c) against its specification, the Python
-depth-first search in games/solver/search.py: the same positions in the same order,
+"""The solver's C core (solver/_core.c) against its specification, the Python
+depth-first search in solver/search.py: the same positions in the same order,
 the same answers and the same winning lines, in all four modes and for every kind of
 depth-first search the solver runs (complete, streamlined, relaxed)."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import DealCode, Game, Scoring
-from games.solver import search
+from engine import DealCode, Game, Scoring
+from solver import search
 
 MODES = ("D1N", "D3N", "D1V", "D3V")
 #: (level, relaxed, lift_after): the complete search (its foundation-move obligation
@@ -54,7 +54,7 @@ def run_to(dfs: search._DepthFirst | search._CoreDepthFirst, limits: list[int]) 
 def test_the_core_is_built_and_current():
     """``make test`` builds it (``make solver``); the searches here would all run in
     Python otherwise."""
-    assert search.CORE is not None, "games/solver/_core.c is not built: make solver"
+    assert search.CORE is not None, "solver/_core.c is not built: make solver"
     assert search.CORE.SOURCE_DIGEST == hashlib.sha256(Path(search.__file__).with_name("_core.c").read_bytes()).hexdigest()
     assert isinstance(search._depth_first(deal("D3N", 1)), search._CoreDepthFirst)
     assert isinstance(search._depth_first(deal("D3N", 1), 1, seed=3), search._CoreDepthFirst)

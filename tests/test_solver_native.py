@@ -1,4 +1,4 @@
-"""The compiled solver (mypyc, ``games.solver._native``, with the C core): in use after
+"""The compiled solver (mypyc, ``solver._native``, with the C core): in use after
 ``make``, the same search as the pure-Python module node for node, and never used once
 stale."""
 
@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-import games.solver
-from games.engine import DealCode, Game, Scoring
-from games.solver import load_native, search, sources
+import solver
+from engine import DealCode, Game, Scoring
+from solver import load_native, search, sources
 
 
 def test_the_compiled_solver_is_in_use() -> None:
-    module = games.solver.implementation
+    module = solver.implementation
     assert module is not search, "the compiled solver is not built or is stale: run `make solver`"
     assert module.__file__.endswith(".so")
-    assert games.solver.solve is module.solve
+    assert solver.solve is module.solve
 
 
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V", "D3V"])
@@ -28,7 +28,7 @@ def test_compiled_and_pure_solvers_search_the_same_nodes(mode: str, number: int,
     mypyc build, and the mypyc build with the C core (the default) agree node for node."""
     code = str(DealCode(number, int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL))
     game = Game.new(code)
-    compiled = games.solver.implementation
+    compiled = solver.implementation
     with_core = compiled.solve(game, budget_seconds=None, max_nodes=30_000)
     monkeypatch.setattr(search, "USE_CORE", False)
     monkeypatch.setattr(compiled, "USE_CORE", False)
@@ -52,7 +52,7 @@ def test_a_build_from_another_search_py_is_not_used(tmp_path: Path) -> None:
 
 
 def test_a_build_against_another_engine_is_not_used(tmp_path: Path) -> None:
-    # mypyc inlines the engine's Final constants (games/engine/moves.py: FOUNDATION, MOVE).
+    # mypyc inlines the engine's Final constants (engine/moves.py: FOUNDATION, MOVE).
     paths = sources.files()
     moves = next(i for i, path in enumerate(paths) if path.name == "moves.py")
     paths[moves] = edited(tmp_path, paths[moves])
@@ -64,10 +64,10 @@ def test_the_build_from_this_source_is_used() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         native = load_native()
-    assert native is games.solver.implementation
+    assert native is solver.implementation
 
 
 def test_no_build_means_the_pure_solver() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert load_native(name="games.solver._not_built") is None
+        assert load_native(name="solver._not_built") is None

@@ -22,9 +22,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games import races, services as game_services
-from games.engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
-from games.engine.cards import card_name
-from games.engine.moves import FOUNDATION, MOVE
+from engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
+from engine.cards import card_name
+from engine.moves import FOUNDATION, MOVE
 from games.errors import ServiceError
 from games.models import Game, Move
 from leaderboards import services

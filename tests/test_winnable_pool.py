@@ -12,9 +12,9 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from games import winnable_pool
-from games.engine import DealCode, Game as EngineGame
+from engine import DealCode, Game as EngineGame
 from games.models import Game, SolvedDeal
-from games.solver import solve
+from solver import solve
 from leaderboards import services as boards
 from tests.solver_pool_helpers import saturated_solvers
 

@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
                 ('moves', models.PositiveIntegerField(default=0)),
                 ('foundation_count', models.PositiveSmallIntegerField(default=0)),
                 ('seq', models.PositiveIntegerField(default=0, help_text='sequence number of the last event')),
-                ('state', models.BinaryField(help_text='engine state with undo history (games.engine.serial)')),
+                ('state', models.BinaryField(help_text='engine state with undo history (engine.serial)')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('started_at', models.DateTimeField(blank=True, null=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),

@@ -9,10 +9,10 @@ ENGINE_ACTIONS = {"draw", "recycle", "undo", "move"}
 def backfill_running_races(apps, schema_editor):
     """What each racer of a race still running has seen, replayed from its move log
     (finished games need none: everything is shown once their race is over)."""
-    from games.engine import DealCode
-    from games.engine import Game as EngineGame
-    from games.engine import Move as EngineMove
-    from games.engine.views import face_up_mask
+    from engine import DealCode
+    from engine import Game as EngineGame
+    from engine import Move as EngineMove
+    from engine.views import face_up_mask
 
     Game = apps.get_model("games", "Game")
     Move = apps.get_model("games", "Move")

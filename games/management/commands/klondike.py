@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.engine import DealCode, DealCodeError, Game, Move, MoveError, board_text, deal_json
+from engine import DealCode, DealCodeError, Game, Move, MoveError, board_text, deal_json
 
 
 def _parse_code(text: str) -> DealCode:
@@ -86,7 +86,7 @@ class Command(BaseCommand):
             replay_lines(Game.new(code, ranked=options["ranked"]), sys.stdin, self.stdout)
 
     def solve(self, code: DealCode, options: dict[str, Any]) -> None:
-        from games.solver import solve
+        from solver import solve
 
         result = solve(Game.new(code), budget_seconds=options["budget_seconds"])
         if options["json"]:
@@ -100,7 +100,7 @@ class Command(BaseCommand):
         """Solve random deals until the pool holds ``--count`` wins for the mode.
         Every deal tried is stored, so an interrupted run resumes where it stopped."""
         from games.models import SolvedDeal
-        from games.solving import solve_deal
+        from games.solver_jobs import solve_deal
 
         mode = options["mode"]
         draw, scoring = int(mode[1]), "vegas" if mode[2] == "V" else "normal"

@@ -1,4 +1,4 @@
-// The board: draws a public view (games.engine.views.public_view) and turns drags,
+// The board: draws a public view (engine.views.public_view) and turns drags,
 // taps, double taps and keys into moves in the engine's wire format. It knows only
 // what the server sent; cards keep their DOM element from one view to the next so
 // moves animate (CSS transitions: they never block input). In a fair race a face-up

@@ -9,7 +9,7 @@ export const SUITS = {
 };
 export const SUIT_ORDER = ["S", "H", "D", "C"];
 export const RANKS = "A23456789TJQK";
-/** A face-up card the viewer may not be told (games.engine.views.UNSEEN). */
+/** A face-up card the viewer may not be told (engine.views.UNSEEN). */
 export const UNSEEN = "??";
 export const UNSEEN_LABEL = "face-up card you have not seen yet";
 const RANK_WORDS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };

@@ -3,7 +3,7 @@
 mypyc compiles ``search.py`` against the engine modules it imports and inlines their
 ``Final`` constants (``FOUNDATION``, ``MOVE``, …), so a build is current only while
 both are as they were: the digest covers ``search.py`` and every engine module.
-Run as a script (``python games/solver/sources.py``) it prints the digest, which is
+Run as a script (``python solver/sources.py``) it prints the digest, which is
 how ``scripts/build-solver.sh`` records it without importing the package.
 """
 

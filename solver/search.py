@@ -202,7 +202,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
 
 * **The C core.** This module is the specification; the depth-first searches
   (:class:`_DepthFirst` with :class:`_Search`: complete, streamlined, restarted with
-  shuffling, relaxed) also exist in C, ``games/solver/_core.c``, function by function,
+  shuffling, relaxed) also exist in C, ``solver/_core.c``, function by function,
   and :func:`_depth_first` runs them there when the core is built and current
   (:data:`CORE`): 7–10 times as fast as the mypyc build, node for node the same search
   (tests/test_solver_core.py compares positions, answers and lines in all four modes).
@@ -224,9 +224,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Final
 
-from games.engine import Game, Move
-from games.engine import cards as _cards
-from games.engine.moves import DRAW_MOVE, FOUNDATION, MOVE, RECYCLE_MOVE
+from engine import Game, Move
+from engine import cards as _cards
+from engine.moves import DRAW_MOVE, FOUNDATION, MOVE, RECYCLE_MOVE
 
 #: The engine's card tables bound as this module's own final names: the compiled search
 #: reads those as C statics instead of looking each use up in the module's namespace.
@@ -1397,7 +1397,7 @@ def _first(item: tuple[int, InternalMove]) -> int:
 
 def _expand(game: Game, records: list[UndoRecord]) -> tuple[list[Move], Game]:
     """Turn internal move records into engine moves, applying them to a copy of
-    ``game`` (a refused move raises :class:`games.engine.MoveError`)."""
+    ``game`` (a refused move raises :class:`engine.MoveError`)."""
     g = game.copy()
     out: list[Move] = []
     for move, card, _flipped, _extra in records:
@@ -2042,10 +2042,10 @@ def _answer(game: Game, result: str, relaxed: bool, line: list[UndoRecord], node
 
 
 def _load_core() -> ModuleType | None:
-    """The C core (``games/solver/_core.c``, built by ``scripts/build-solver.sh``) if it
+    """The C core (``solver/_core.c``, built by ``scripts/build-solver.sh``) if it
     is built from that file as it is now; else ``None`` (with a warning when stale)."""
     try:
-        from games.solver import _core
+        from solver import _core
     except ImportError:
         return None
     try:
@@ -2053,7 +2053,7 @@ def _load_core() -> ModuleType | None:
     except OSError:
         return None
     if _core.SOURCE_DIGEST != digest:
-        warnings.warn("games.solver._core was compiled from another version of _core.c; the depth-first "
+        warnings.warn("solver._core was compiled from another version of _core.c; the depth-first "
                       "searches run in Python (rebuild it with `make solver`)", RuntimeWarning, stacklevel=2)
         return None
     return _core
@@ -2095,7 +2095,7 @@ def table_memory() -> tuple[int, int]:
 
 
 class _CoreDepthFirst:
-    """:class:`_DepthFirst` run by the C core, ``games/solver/_core.c``:
+    """:class:`_DepthFirst` run by the C core, ``solver/_core.c``:
     the same rules, moves and order, about ten times as fast. Python makes the root's
     safe moves, hands the position over, reads the clock every 1,024 positions (the
     core returns to it then) and replays the winning line."""

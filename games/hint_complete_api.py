@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from config.api import exception_handler
-from games import solver_throttle, solving
+from games import solver_jobs, solver_throttle
 from games.api import MOVE_ERRORS, actor_for, retry_after, validated
 from games.errors import ServiceError
 from games.serializers import ErrorSerializer, MoveResultSerializer, SeqSerializer
@@ -107,7 +107,7 @@ class CompleteSchema(APIView):
 async def hint_view(request: HttpRequest, game_id: Any) -> JsonResponse:
     if request.method != "GET":
         return _method_not_allowed(request, "GET")
-    return await _run(request, lambda actor, data: solving.hint(game_id, actor))
+    return await _run(request, lambda actor, data: solver_jobs.hint(game_id, actor))
 
 
 @csrf_exempt
@@ -117,7 +117,7 @@ async def complete_view(request: HttpRequest, game_id: Any) -> JsonResponse:
 
     async def work(actor: Actor, data: Any) -> dict[str, Any]:
         seq = validated(SeqSerializer, data).get("seq")  # as for a resignation: invalid, with fields.seq
-        return await solving.complete(game_id, actor, seq)
+        return await solver_jobs.complete(game_id, actor, seq)
 
     return await _run(request, work)
 

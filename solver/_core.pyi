@@ -1,4 +1,4 @@
-"""Types of the C core (games/solver/_core.c), for mypy and mypyc."""
+"""Types of the C core (solver/_core.c), for mypy and mypyc."""
 
 from typing import Sequence
 

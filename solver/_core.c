@@ -1,4 +1,4 @@
-/* The solver's depth-first search in C: games/solver/search.py's _DepthFirst and
+/* The solver's depth-first search in C: solver/search.py's _DepthFirst and
  * _Search, move for move.
  *
  * search.py is the specification: every rule, its order of moves and its soundness
@@ -55,7 +55,7 @@ typedef struct { int8_t card, kind; } Ob;
  * held and never re-enters itself, and nothing is kept in them between calls. */
 typedef struct { Move v[MAX_MOVES]; int n; } MoveList;
 
-/* ---- card tables (games.engine.cards; search.py's _WHERE, _BIT, _PARENTS) ---- */
+/* ---- card tables (engine.cards; search.py's _WHERE, _BIT, _PARENTS) ---- */
 
 static int RANK[52], SUIT[52], RED[52], WHERE[52];
 static uint64_t BIT[52];
@@ -1816,7 +1816,7 @@ static PyMethodDef module_methods[] = {
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "games.solver._core.Core",
+    .tp_name = "solver._core.Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "search.py's complete depth-first search, in C",
@@ -1828,7 +1828,7 @@ static PyTypeObject CoreType = {
 };
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "games.solver._core", "search.py's depth-first search in C", -1, module_methods, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "solver._core", "search.py's depth-first search in C", -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {

@@ -3,7 +3,7 @@
 Rules, deal codes, scoring, undo and views live here once; the REST API, the
 WebSocket layer, the solver and the tests all call it::
 
-    >>> from games.engine import Game, Move
+    >>> from engine import Game, Move
     >>> game = Game.new("KL1-D1N-AAAAAAG")
     >>> outcome = game.apply(Move.from_json({"type": "draw"}))
     >>> outcome.moves

@@ -1,4 +1,4 @@
-"""The move's prepared statements (games.hotsql) write and read exactly what the ORM
+"""The move's prepared statements (games.move_statements) write and read exactly what the ORM
 would, on real PostgreSQL, and the lock is a real row lock."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from django.db import connection, connections, transaction
 from django.db.utils import OperationalError
 from django.utils import timezone
 
-from games import hotsql, services
-from games.engine import replay, to_bytes
+from games import move_statements, services
+from engine import replay, to_bytes
 from games.models import Game, Move
 from games.services import Actor
 from tests.realtime_helpers import legal_moves
@@ -35,14 +35,14 @@ def game(db) -> Game:
 
 def test_select_for_update_reads_what_the_orm_reads(game):
     with transaction.atomic():
-        hot = hotsql.select_for_update(Game, game.pk)
+        hot = move_statements.select_for_update(Game, game.pk)
     assert type(hot) is Game and not hot._state.adding
     assert field_values(hot) == field_values(Game.objects.get(pk=game.pk))
 
 
 def test_select_for_update_of_a_missing_row_is_none(db):
     with transaction.atomic():
-        assert hotsql.select_for_update(Game, uuid.uuid4()) is None
+        assert move_statements.select_for_update(Game, uuid.uuid4()) is None
 
 
 @pytest.mark.parametrize("returning", [True, False])
@@ -51,7 +51,7 @@ def test_insert_writes_what_the_orm_reads_back(game, returning):
     row = Move(game=game, seq=7, submitted={"type": "move", "card": "6S", "to": "tableau"},
                action={"type": "move", "card": "6S", "to": "t3"},
                flipped="QH", score=-15, moves=3, created_at=now)
-    hotsql.insert(row, services.MOVE_FIELDS, returning=returning)
+    move_statements.insert(row, services.MOVE_FIELDS, returning=returning)
     stored = Move.objects.get(game=game, seq=7)
     assert (row.pk == stored.pk) if returning else row.pk is None
     expected = {**field_values(row), "id": stored.pk}
@@ -61,7 +61,7 @@ def test_insert_writes_what_the_orm_reads_back(game, returning):
 def test_update_writes_only_the_named_fields(game):
     game.score, game.moves, game.seq, game.state = 42, 9, 3, b"\x01\x02\x03"
     game.public = False  # not named: stays as stored
-    hotsql.update(game, ("score", "moves", "seq", "state"))
+    move_statements.update(game, ("score", "moves", "seq", "state"))
     stored = Game.objects.get(pk=game.pk)
     assert (stored.score, stored.moves, stored.seq, bytes(stored.state)) == (42, 9, 3, b"\x01\x02\x03")
     assert stored.public is True
@@ -71,7 +71,7 @@ def test_insert_then_update_writes_both_rows(game):
     row = Move(game=game, seq=1, submitted={"type": "draw"}, action={"type": "draw"}, flipped="", score=0,
                moves=1, created_at=timezone.now())
     game.seq, game.moves, game.state = 1, 1, b"\x07\x08"
-    hotsql.insert_then_update(row, services.MOVE_FIELDS, game, ("seq", "moves", "state"))
+    move_statements.insert_then_update(row, services.MOVE_FIELDS, game, ("seq", "moves", "state"))
     stored = Move.objects.get(game=game, seq=1)
     assert field_values(stored) == {**field_values(row), "id": stored.pk}
     assert Game.objects.filter(pk=game.pk, seq=1, moves=1).exists()
@@ -103,7 +103,7 @@ def test_select_for_update_holds_the_row_lock_until_commit():
     def hold() -> None:
         try:
             with transaction.atomic():
-                hotsql.select_for_update(Game, game.pk)
+                move_statements.select_for_update(Game, game.pk)
                 locked.set()
                 release.wait(20)
         finally:

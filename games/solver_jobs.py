@@ -22,7 +22,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 
-from games.engine import DealCode, Game as EngineGame, Scoring, from_bytes, to_bytes
+from engine import DealCode, Game as EngineGame, Scoring, from_bytes, to_bytes
 from games.errors import ServiceError
 from games.models import Game
 
@@ -126,28 +126,28 @@ def _discard_if_broken(pool: ProcessPoolExecutor, future: Future) -> None:
 
 def start_worker(table_cache_mb: int) -> None:
     """Run in each worker process as it starts: bound the table memory it keeps."""
-    from games.solver import search
+    from solver import search
 
     search.keep_table_memory(table_cache_mb << 20)
 
 
 def worker_table_memory() -> tuple[int, int]:
     """Run in a worker process: its bound on kept table memory and what it keeps, in bytes."""
-    from games.solver import search
+    from solver import search
 
     return search.table_memory()
 
 
 def solve_state(state: bytes, code: str, budget_seconds: float) -> dict[str, Any]:
     """Run in a worker process: solve a stored position."""
-    from games.solver import solve
+    from solver import solve
 
     return solve(from_bytes(state, code=DealCode.parse(code)), budget_seconds=budget_seconds).to_json()
 
 
 def solve_deal(number: int, draw: int, scoring: str, budget_seconds: float) -> dict[str, Any]:
     """Run in a worker process: solve a deal from its opening position."""
-    from games.solver import solve
+    from solver import solve
 
     return solve(EngineGame.new(DealCode(number, draw, Scoring(scoring))), budget_seconds=budget_seconds).to_json()
 

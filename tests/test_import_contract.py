@@ -1,0 +1,35 @@
+"""The import contract in pyproject.toml (import-linter): the code keeps it, and it
+catches an import that breaks it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+PACKAGES = ("engine", "solver", "games", "leaderboards", "accounts", "database", "config", "frontend")
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_the_code_keeps_the_import_contract() -> None:
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+def test_the_contract_catches_an_engine_that_imports_django_or_the_service(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    cards = tmp_path / "engine" / "cards.py"
+    cards.write_text(cards.read_text() + "\nimport django  # noqa\nfrom games import models  # noqa\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "The engine is pure Python: no Django, nothing of the service BROKEN" in result.stdout
+    assert "engine.cards -> django" in result.stdout and "engine.cards -> games.models" in result.stdout
