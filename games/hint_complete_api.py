@@ -82,7 +82,7 @@ def _refusal(exc: ServiceError | exceptions.APIException) -> JsonResponse:
 
 async def _run(request: HttpRequest, work: Any) -> JsonResponse:
     try:
-        actor, data = await sync_to_async(solving.returning_connection(_authenticate))(request)
+        actor, data = await sync_to_async(solver_jobs.returning_connection(_authenticate))(request)
         return JsonResponse(await work(actor, data), json_dumps_params={"default": str})
     except (ServiceError, exceptions.APIException) as exc:
         return _refusal(exc)
