@@ -23,6 +23,7 @@ COPY engine ./engine
 COPY solver ./solver
 COPY --from=solver /src/solver/_native*.so /src/solver/_core*.so ./solver/
 COPY games ./games
+COPY races ./races
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
 COPY frontend ./frontend

@@ -138,7 +138,7 @@ def setup_django() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0, interactive=False)
-    from games import races
+    from races import services as races
     from engine import DealCode, Scoring
 
     races.COUNTDOWN_SECONDS = 0
@@ -174,7 +174,7 @@ def make_users(spectators: int) -> tuple[list[tuple[Any, str]], list[str]]:
 
 def start_race(racers: list[tuple[Any, str]], open_boards: bool) -> dict[str, Any]:
     """A started race of every racer: no countdown, spectator delay 0."""
-    from games import races
+    from races import services as races
 
     host = racers[0][0]
     race = races.create_race(host, max_players=RACERS, time_limit=3600, spectator_delay=0,
@@ -189,7 +189,7 @@ def start_race(racers: list[tuple[Any, str]], open_boards: bool) -> dict[str, An
 
 
 def end_race(race_id: str, racers: list[tuple[Any, str]]) -> None:
-    from games import races
+    from races import services as races
     from games.errors import ServiceError
 
     for user, _ in racers:

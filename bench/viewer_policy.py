@@ -59,7 +59,8 @@ def race_with_moves(index: int, moves: int, rng: random.Random) -> tuple[str, st
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from games import races, services
+    from games import services
+    from races import services as races
     from games.models import Game
 
     users = [get_user_model().objects.create(username=f"bench{index}{name}") for name in "ab"]

@@ -365,6 +365,7 @@ INSTALLED_APPS = [
     "channels",
     "csp",
     "games",
+    "races",
     "accounts",
     "leaderboards",
     "frontend",

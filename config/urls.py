@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="frontend/api_docs.html"),
          name="docs"),
     path("api/", include("games.urls")),
+    path("api/", include("races.urls")),
     path("api/", include("accounts.urls")),
     path("api/", include("leaderboards.urls")),
     path("", include("frontend.urls")),

@@ -26,9 +26,11 @@ from django.conf import settings
 
 from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_refusal
 
-from games import events, races, services, socket_protocol, viewer_policy
+from games import events, services, socket_protocol, viewer_policy
+from races import services as races
 from engine.views import redact_view
-from games.models import Game, Race
+from games.models import Game
+from races.models import Race
 from games.socket_protocol import FrameError
 from games.streams import GameStream
 from games.presence import HEARTBEAT_SECONDS, presence

@@ -69,7 +69,7 @@ def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> None:
     if ended or row.seq == 1:
         transaction.on_commit(notify_lobby)
     if game.race_id is not None:
-        from games.races import finish_race, race_group
+        from races.services import finish_race, race_group
 
         race_id = game.race_id
         transaction.on_commit(lambda: send_group(race_group(race_id), {"type": "racer.event", "event": event, **seen}))

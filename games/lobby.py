@@ -7,8 +7,9 @@ from typing import Any
 from django.db.models import Count
 
 from games import viewer_policy
-from games.models import Game, Race
-from games.races import phase
+from games.models import Game
+from races.models import Race
+from races.services import phase
 
 LOBBY_SIZE = 50
 

@@ -39,7 +39,7 @@ class Game(models.Model):
     )
     # A guest's games belong to a random key kept in their browser session.
     guest_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
-    race = models.ForeignKey("Race", null=True, blank=True, on_delete=models.CASCADE, related_name="games")
+    race = models.ForeignKey("races.Race", null=True, blank=True, on_delete=models.CASCADE, related_name="games")
     daily = models.ForeignKey("DailyDeal", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
     practice = models.BooleanField(default=False, help_text="a later attempt at a daily deal: on no board")
     code = models.CharField(max_length=20)
@@ -105,7 +105,7 @@ class Game(models.Model):
         nor may a finished daily attempt show the deal before the day ends)."""
         if self.is_live:
             return False
-        if self.race_id is not None and self.race.status != Race.Status.FINISHED:
+        if self.race_id is not None and self.race.status != self.race.Status.FINISHED:
             return False
         return self.daily_id is None or self.daily.is_over
 
@@ -186,62 +186,6 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.action}"
-
-
-class Race(models.Model):
-    """Players on the same deal at the same instant. Status is stored; whether a
-    started race is still counting down follows from ``starts_at``."""
-
-    class Status(models.TextChoices):
-        OPEN = "open"
-        STARTED = "started"
-        FINISHED = "finished"
-        CANCELLED = "cancelled"
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hosted_races")
-    draw = models.PositiveSmallIntegerField(default=1)
-    scoring = models.CharField(max_length=8, choices=Game.Scoring.choices, default=Game.Scoring.NORMAL)
-    max_players = models.PositiveSmallIntegerField(default=8)
-    public = models.BooleanField(default=True)
-    time_limit = models.PositiveIntegerField(default=600, help_text="seconds")
-    spectator_delay = models.PositiveSmallIntegerField(default=0, help_text="moves spectators lag behind")
-    rated = models.BooleanField(default=True, help_text="changes the racers' ratings")
-    open_boards = models.BooleanField(default=False, help_text="unrated only: every card named live to everyone")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    code = models.CharField(max_length=20, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    starts_at = models.DateTimeField(null=True, blank=True)
-    ends_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["status", "public", "-created_at"])]
-        constraints = [
-            # Open boards name every card live: never where ratings are at stake.
-            models.CheckConstraint(condition=~models.Q(rated=True, open_boards=True), name="games_race_open_unrated"),
-        ]
-
-    def __str__(self) -> str:
-        return f"race {self.id} ({self.status})"
-
-
-class RaceEntry(models.Model):
-    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries")
-    ready = models.BooleanField(default=False)
-    joined_at = models.DateTimeField(auto_now_add=True)
-    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="race_entry")
-    rank = models.PositiveSmallIntegerField(null=True, blank=True)
-    won = models.BooleanField(default=False)
-    seconds = models.FloatField(null=True, blank=True)
-    foundation_count = models.PositiveSmallIntegerField(default=0)
-    score = models.IntegerField(default=0)
-    moves = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["race", "user"], name="games_raceentry_once")]
-        ordering = ["joined_at", "id"]
 
 
 class DailyDeal(models.Model):

@@ -14,7 +14,8 @@ from engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scori
 from engine import Game as EngineGame
 from engine import card_name, to_bytes
 from engine.views import face_up_mask, hidden_cards, visible_cards
-from games import events, move_statements, races, winnable_pool
+from games import events, move_statements, winnable_pool
+from races import services as races
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor

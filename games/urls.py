@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import api, hint_complete_api, race_api
+from games import api, hint_complete_api
 
 urlpatterns = [
     path("games/", api.GamesView.as_view(), name="games"),
@@ -11,11 +11,4 @@ urlpatterns = [
     path("games/<uuid:game_id>/replay", api.ReplayView.as_view(), name="game-replay"),
     path("games/<uuid:game_id>/hint", hint_complete_api.hint_view, name="game-hint"),
     path("games/<uuid:game_id>/complete", hint_complete_api.complete_view, name="game-complete"),
-    path("races/", race_api.RacesView.as_view(), name="races"),
-    path("races/<uuid:race_id>/", race_api.RaceView.as_view(), name="race"),
-    path("races/<uuid:race_id>/join", race_api.JoinView.as_view(), name="race-join"),
-    path("races/<uuid:race_id>/leave", race_api.LeaveView.as_view(), name="race-leave"),
-    path("races/<uuid:race_id>/ready", race_api.ReadyView.as_view(), name="race-ready"),
-    path("races/<uuid:race_id>/resign", race_api.RaceResignView.as_view(), name="race-resign"),
-    path("lobby", race_api.LobbyView.as_view(), name="lobby"),
 ]

@@ -18,7 +18,8 @@ from engine import Game as EngineGame
 from engine import full_view, public_view
 from engine.views import ALL_CARDS, face_up_mask, redact_action, redact_view
 from games.errors import ServiceError
-from games.models import Game, Move, Race
+from games.models import Game, Move
+from races.models import Race
 
 PLAYER = "player"        # the game's own player
 RACER = "racer"          # another racer of the game's race, while it runs

@@ -56,7 +56,7 @@ class Rating(models.Model):
 
 class RatingChange(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes")
-    race = models.ForeignKey("games.Race", on_delete=models.CASCADE, related_name="rating_changes")
+    race = models.ForeignKey("races.Race", on_delete=models.CASCADE, related_name="rating_changes")
     rank = models.PositiveSmallIntegerField()
     rating_before = models.FloatField()
     rating = models.FloatField()

@@ -17,7 +17,8 @@ from django.utils import timezone
 from engine import MAX_DEAL_NUMBER, DealCode
 from engine.game import VEGAS_START
 from games.events import send_group
-from games.models import DailyDeal, Game, Race, SolvedDeal
+from games.models import DailyDeal, Game, SolvedDeal
+from races.models import Race
 from leaderboards import glicko2
 from leaderboards.models import BalanceChange, Rating, RatingChange, VegasBalance
 

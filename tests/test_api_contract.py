@@ -19,7 +19,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import races
+from races import services as races
 from engine import DealCode, DealCodeError, Move, MoveError, parse_card
 from engine.cards import ASCII_SPACE, CARD_PATTERN
 from engine.deal import DEAL_CODE_PATTERN

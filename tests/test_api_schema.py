@@ -27,7 +27,8 @@ from rest_framework.authtoken.models import Token
 from schemathesis.config import SchemathesisConfig
 
 from config.wsgi import application
-from games import races, services
+from games import services
+from races import services as races
 from games.services import Actor
 
 UUID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -17,10 +17,11 @@ from typing import Any, Callable
 
 import pytest
 
-from games import races, services
+from games import services
+from races import services as races
 from engine import DealCode, Game as EngineGame, Move, Scoring
 from engine.cards import card_name
-from games.models import Race
+from races.models import Race
 from tests.browser_helpers import chromium, daphne_server, diagnose, new_page, shot, sign_up, wait_seq  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)

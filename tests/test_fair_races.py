@@ -24,11 +24,12 @@ from typing import Any
 
 import pytest
 
-from games import races
+from races import services as races
 from engine import DealCode, Scoring
 from engine.cards import RANKS, SUITS
 from engine.views import ALL_CARDS, UNSEEN
-from games.models import Game, Race
+from games.models import Game
+from races.models import Race
 from leaderboards.models import Rating
 from tests.realtime_helpers import Client, Daphne, adb, database_url, legal_moves, make_user, submit
 

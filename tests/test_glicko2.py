@@ -13,8 +13,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import races
-from games.models import Game, Race, RaceEntry
+from races import services as races
+from games.models import Game
+from races.models import Race, RaceEntry
 from leaderboards import glicko2, services
 from leaderboards.glicko2 import Player
 from leaderboards.models import Rating, RatingChange

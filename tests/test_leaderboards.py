@@ -20,10 +20,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import races
+from races import services as races
 from games import services as game_services
 from engine import DealCode, Game as EngineGame, Scoring, to_bytes
-from games.models import DailyDeal, Game, Race
+from games.models import DailyDeal, Game
+from races.models import Race
 from leaderboards import services
 from leaderboards.models import VegasBalance
 

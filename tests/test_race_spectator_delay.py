@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from games import races
+from races import services as races
 from engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
 from engine.views import face_up_mask, redact_view
 from games.models import Game, Move

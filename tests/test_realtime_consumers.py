@@ -19,10 +19,11 @@ import pytest
 from games import consumers
 from django.utils import timezone
 
-from games import races
+from races import services as races
 from engine import Game as EngineGame
 from engine import public_view
-from games.models import Game, Move, Race
+from games.models import Game, Move
+from races.models import Race
 from tests.realtime_helpers import (
     DEAL, WS, Closed, adb, apply_event, assert_ranks, game_row, game_seq, legal_moves, make_user, move_rows, new_game, pick,
     play_ws, rest_get, rest_move, run, state_of, submit, view_after, ws_headers,

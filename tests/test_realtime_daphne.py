@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from games import races
+from races import services as races
 from games.models import Game, Move
 from tests.realtime_helpers import (
     Client, Closed, Daphne, adb, assert_ranks, database_url, legal_moves, make_user, new_game, pick, start_daphnes,

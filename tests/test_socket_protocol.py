@@ -20,9 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import consumers, races, services, socket_protocol
+from games import consumers, services, socket_protocol
+from races import services as races
 from games.errors import ServiceError
-from games.models import Game, Race
+from games.models import Game
+from races.models import Race
 from leaderboards.consumers import BoardConsumer
 from tests.realtime_helpers import (
     WS, Client, Closed, adb, database_url, game_row, make_user, move_rows, new_game, run, start_daphnes,

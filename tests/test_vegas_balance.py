@@ -21,7 +21,8 @@ from django.db.models import Sum
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from games import races, services as game_services
+from games import services as game_services
+from races import services as races
 from engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
 from engine.cards import card_name
 from engine.moves import FOUNDATION, MOVE

@@ -1,4 +1,4 @@
-"""REST endpoints for races: thin views over games.races."""
+"""REST endpoints for races: thin views over races.services."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_input import StrictBooleanField, StrictChoiceField, StrictIntegerField, StrictSerializer
-from games import races
+from races import services as races
 from games.api import ERRORS, MOVE_ERRORS, actor_for, validated
 from games.errors import ServiceError
 from games.lobby import lobby
-from games.models import Race
+from races.models import Race
 from games.serializers import ErrorSerializer, MoveResultSerializer
 
 

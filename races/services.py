@@ -17,7 +17,8 @@ from games import events, viewer_policy
 from engine import DealCode, Scoring, to_bytes
 from engine import Game as EngineGame
 from engine.views import face_up_mask
-from games.models import Game, Move, Race, RaceEntry
+from games.models import Game, Move
+from races.models import Race, RaceEntry
 from games.errors import ServiceError
 from games.viewer_policy import ANONYMOUS, Actor
 
