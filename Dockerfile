@@ -24,6 +24,7 @@ COPY solver ./solver
 COPY --from=solver /src/solver/_native*.so /src/solver/_core*.so ./solver/
 COPY games ./games
 COPY races ./races
+COPY realtime ./realtime
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
 COPY frontend ./frontend

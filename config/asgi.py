@@ -12,11 +12,11 @@ django_asgi_app = get_http_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from accounts.ws_auth import AuthStack  # noqa: E402
+from realtime.socket_auth import AuthStack  # noqa: E402
 from config.client_address import ClientAddressMiddleware  # noqa: E402
 from database.asgi import RefuseHandshakeDuringOutage  # noqa: E402
 from config.security_headers import WebSocketSecurityHeaders, forward_accept_headers_in_daphne  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
+from realtime.routing import websocket_urlpatterns  # noqa: E402
 
 forward_accept_headers_in_daphne()
 

@@ -254,7 +254,7 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
     return config
 
 
-# Threads per process for the consumers' database calls (games.database_threads); each
+# Threads per process for the consumers' database calls (realtime.database_threads); each
 # takes a connection from the process's pool for the length of one call.
 # More threads contend for the GIL with the event loop: 2 measured best
 # (bench/realtime.py, docs/performance.md).
@@ -366,6 +366,7 @@ INSTALLED_APPS = [
     "csp",
     "games",
     "races",
+    "realtime",
     "accounts",
     "leaderboards",
     "frontend",

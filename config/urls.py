@@ -18,6 +18,7 @@ urlpatterns = [
          name="docs"),
     path("api/", include("games.urls")),
     path("api/", include("races.urls")),
+    path("api/", include("realtime.urls")),
     path("api/", include("accounts.urls")),
     path("api/", include("leaderboards.urls")),
     path("", include("frontend.urls")),

@@ -160,7 +160,7 @@ def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, B
     """Wrap a sync service call so that the group sends of its after-commit hooks
     are returned instead of made: ``(result, error, sends)``.
 
-    Consumers run services in a database thread (``games.database_threads``); sending from
+    Consumers run services in a database thread (``realtime.database_threads``); sending from
     there would block that thread on Redis for every event (``async_to_sync``), so
     the consumer sends them itself from the event loop (``send_collected``), in
     order, after the call returns. The error is

@@ -12,12 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api_input import StrictBooleanField, StrictChoiceField, StrictIntegerField, StrictSerializer
-from races import services as races
 from games.api import ERRORS, MOVE_ERRORS, actor_for, validated
 from games.errors import ServiceError
-from games.lobby import lobby
-from races.models import Race
 from games.serializers import ErrorSerializer, MoveResultSerializer
+from races import services as races
+from races.models import Race
 
 
 class CreateRaceSerializer(StrictSerializer):
@@ -83,11 +82,6 @@ class RaceSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     server_time = serializers.DateTimeField()
     entries = EntrySerializer(many=True, help_text="in joining order; rank is set when the race is finished")
-
-
-class LobbySerializer(serializers.Serializer):
-    games = serializers.ListField(child=serializers.DictField())
-    races = serializers.ListField(child=serializers.DictField())
 
 
 def race_or_404(race_id: Any) -> Race:
@@ -175,11 +169,3 @@ class RaceResignView(APIView):
                    responses={200: MoveResultSerializer, **MOVE_ERRORS, 409: ErrorSerializer})
     def post(self, request: Request, race_id: Any) -> Response:
         return Response(races.resign_race(race_id, request.user))
-
-
-class LobbyView(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(summary="Live public games and open races", responses={200: LobbySerializer})
-    def get(self, request: Request) -> Response:
-        return Response(lobby())

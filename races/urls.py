@@ -9,5 +9,4 @@ urlpatterns = [
     path("races/<uuid:race_id>/leave", api.LeaveView.as_view(), name="race-leave"),
     path("races/<uuid:race_id>/ready", api.ReadyView.as_view(), name="race-ready"),
     path("races/<uuid:race_id>/resign", api.RaceResignView.as_view(), name="race-resign"),
-    path("lobby", api.LobbyView.as_view(), name="lobby"),
 ]

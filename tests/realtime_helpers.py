@@ -283,10 +283,10 @@ def reset_process_state() -> None:
     channel layer (its receive and cleanup locks belong to the loop that used them
     last). Both are rebuilt on first use; the application gets the new ones from
     ``get_channel_layer()`` like any process would."""
-    import games.presence
+    import realtime.presence
     from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers
 
-    games.presence._presence = None
+    realtime.presence._presence = None
     channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)
 
 

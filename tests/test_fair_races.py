@@ -384,11 +384,11 @@ def test_a_sockets_knowledge_follows_each_racers_event_though_it_is_kept_between
 def test_spectators_who_learn_the_same_cards_share_one_filled_in_board():
     """The board filled in when the common knowledge grows is built once per process
     for every spectator; a viewer who learns something else gets their own."""
-    from games.consumers import filled_in_text
+    from realtime.consumers import filled_in_text
     from engine import Game as EngineGame
     from engine import public_view
     from engine.views import face_up_mask
-    from games.streams import GameStream
+    from realtime.streams import GameStream
 
     engine = EngineGame.new(DealCode(12345, 1, Scoring.NORMAL), ranked=True)
     shown = face_up_mask(engine)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("engine", "solver", "games", "races", "leaderboards", "accounts", "database", "config", "frontend")
+PACKAGES = ("engine", "solver", "games", "races", "realtime", "leaderboards", "accounts", "database", "config", "frontend")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from games import consumers
+from realtime import consumers
 from django.utils import timezone
 
 from races import services as races

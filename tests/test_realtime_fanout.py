@@ -12,8 +12,8 @@ import pytest
 from channels.layers import get_channel_layer
 
 from games import events, services
-from games.database_threads import db_async
-from games.streams import GameStream
+from realtime.database_threads import db_async
+from realtime.streams import GameStream
 from games.viewer_policy import SPECTATOR, Sight
 from tests.realtime_helpers import DEAL, WS, adb, make_user, new_game, run, submit
 

@@ -1,4 +1,4 @@
-"""The socket protocol's client frames (games/socket_protocol.py, docs/realtime.md):
+"""The socket protocol's client frames (realtime/socket_protocol.py, docs/realtime.md):
 every frame is checked by type against its endpoint's schema before a handler runs;
 a bad frame gets a documented error event, counts toward the violation limit, and
 never raises in a handler or logs a traceback. Real consumers behind
@@ -20,12 +20,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import consumers, services, socket_protocol
+from games import services
+from realtime import consumers, socket_protocol
 from races import services as races
 from games.errors import ServiceError
 from games.models import Game
 from races.models import Race
-from leaderboards.consumers import BoardConsumer
+from realtime.board_consumer import BoardConsumer
 from tests.realtime_helpers import (
     WS, Client, Closed, adb, database_url, game_row, make_user, move_rows, new_game, run, start_daphnes,
 )

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.auth import AuthMiddlewareStack
-from games.database_threads import db_async
+from realtime.database_threads import db_async
 from channels.middleware import BaseMiddleware
 
 

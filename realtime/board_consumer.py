@@ -8,10 +8,10 @@ import datetime as dt
 from typing import Any
 from urllib.parse import parse_qs
 
-from games.database_threads import db_async
+from realtime.database_threads import db_async
 
-from games.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
-from games.socket_protocol import LEADERBOARD_FRAMES
+from realtime.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
+from realtime.socket_protocol import LEADERBOARD_FRAMES
 from leaderboards import services
 
 

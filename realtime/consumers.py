@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs
 
-from games.database_threads import db_async
+from realtime.database_threads import db_async
 from autobahn.exception import Disconnected
 from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.consumer import get_handler_name
@@ -26,14 +26,15 @@ from django.conf import settings
 
 from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_refusal
 
-from games import events, services, socket_protocol, viewer_policy
+from games import events, services, viewer_policy
+from realtime import socket_protocol
 from races import services as races
 from engine.views import redact_view
 from games.models import Game
 from races.models import Race
-from games.socket_protocol import FrameError
-from games.streams import GameStream
-from games.presence import HEARTBEAT_SECONDS, presence
+from realtime.socket_protocol import FrameError
+from realtime.streams import GameStream
+from realtime.presence import HEARTBEAT_SECONDS, presence
 from games.services import Actor, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ CLOSE_ABUSE = 4429
 
 
 class ProtocolConsumer(AsyncWebsocketConsumer):
-    """JSON frames checked against the endpoint's schema (games.socket_protocol), a
+    """JSON frames checked against the endpoint's schema (realtime.socket_protocol), a
     per-connection token bucket and error events that never end the connection,
     except for sustained abuse: every refused frame is a violation."""
 
@@ -418,7 +419,7 @@ def events_of(result: dict[str, Any]) -> dict[str, Any]:
 
 @db_async
 def lobby_listing() -> dict[str, Any]:
-    from games.lobby import lobby
+    from realtime.lobby import lobby
 
     return lobby()
 

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from games.database_threads import db_async
+from realtime.database_threads import db_async
 
 from games import events, viewer_policy
 from engine import Game as EngineGame

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
-from games import consumers
-from leaderboards.consumers import BoardConsumer
+from realtime import consumers
+from realtime.board_consumer import BoardConsumer
 
 websocket_urlpatterns = [
     path("ws/games/<uuid:game_id>/", consumers.GameConsumer.as_asgi()),
