@@ -17,7 +17,7 @@ from config.api_input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_int
 from games import services, viewer_policy
 from engine import Game as EngineGame
 from engine import deal_json
-from games.solver_jobs import complete_status
+from games.hint_complete import complete_status
 from games.models import Game, Move
 from games.serializers import (
     ConflictSerializer, CreateGameSerializer, ErrorSerializer, GamePageSerializer, GameSerializer,

@@ -55,26 +55,23 @@ def event_of(game: Game, row: Move, view: dict[str, Any] | None) -> dict[str, An
     return event
 
 
-def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> None:
-    """Queue the event for the game's channel group once the transaction commits."""
+def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> dict[str, Any]:
+    """Queue the event for the game's channel group once the transaction commits; the
+    event in its wire form."""
     event = event_of(game, row, view_of(game, engine))
-    ended = not game.is_live
     # Encoded once here, not once per watching connection: most connections send the
     # text as it is (GameStream.next_in_line).
-    # What the mover has seen rides with the event, for the fair-race rendering of each
-    # connection (games.viewer_policy.RaceKnowledge); it is never sent to a client.
-    seen = {"seen": game.cards_seen, "live": game.is_live}
-    message = {"type": "game.event", "seq": row.seq, "text": json.dumps(event), **seen}
+    message = {"type": "game.event", "seq": row.seq, "text": json.dumps(event), **seen_by_mover(game)}
     transaction.on_commit(lambda: send_group(game_group(game.id), message))
-    if ended or row.seq == 1:
+    if not game.is_live or row.seq == 1:
         transaction.on_commit(notify_lobby)
-    if game.race_id is not None:
-        from races.services import finish_race, race_group
+    return event
 
-        race_id = game.race_id
-        transaction.on_commit(lambda: send_group(race_group(race_id), {"type": "racer.event", "event": event, **seen}))
-        if ended:
-            transaction.on_commit(lambda: finish_race(race_id))
+
+def seen_by_mover(game: Game) -> dict[str, Any]:
+    """What the mover has seen rides with the event, for the fair-race rendering of each
+    connection (games.viewer_policy.RaceKnowledge); it is never sent to a client."""
+    return {"seen": game.cards_seen, "live": game.is_live}
 
 
 def notify_lobby() -> None:

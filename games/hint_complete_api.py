@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from config.api import exception_handler
-from games import solver_jobs, solver_throttle
+from games import hint_complete, solver_throttle
 from games.api import MOVE_ERRORS, actor_for, retry_after, validated
 from games.errors import ServiceError
 from games.serializers import ErrorSerializer, MoveResultSerializer, SeqSerializer
@@ -82,7 +82,7 @@ def _refusal(exc: ServiceError | exceptions.APIException) -> JsonResponse:
 
 async def _run(request: HttpRequest, work: Any) -> JsonResponse:
     try:
-        actor, data = await sync_to_async(solver_jobs.returning_connection(_authenticate))(request)
+        actor, data = await sync_to_async(hint_complete.returning_connection(_authenticate))(request)
         return JsonResponse(await work(actor, data), json_dumps_params={"default": str})
     except (ServiceError, exceptions.APIException) as exc:
         return _refusal(exc)
@@ -107,7 +107,7 @@ class CompleteSchema(APIView):
 async def hint_view(request: HttpRequest, game_id: Any) -> JsonResponse:
     if request.method != "GET":
         return _method_not_allowed(request, "GET")
-    return await _run(request, lambda actor, data: solver_jobs.hint(game_id, actor))
+    return await _run(request, lambda actor, data: hint_complete.hint(game_id, actor))
 
 
 @csrf_exempt
@@ -117,7 +117,7 @@ async def complete_view(request: HttpRequest, game_id: Any) -> JsonResponse:
 
     async def work(actor: Actor, data: Any) -> dict[str, Any]:
         seq = validated(SeqSerializer, data).get("seq")  # as for a resignation: invalid, with fields.seq
-        return await solver_jobs.complete(game_id, actor, seq)
+        return await hint_complete.complete(game_id, actor, seq)
 
     return await _run(request, work)
 

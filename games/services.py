@@ -14,8 +14,7 @@ from engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scori
 from engine import Game as EngineGame
 from engine import card_name, to_bytes
 from engine.views import face_up_mask, hidden_cards, visible_cards
-from games import events, move_statements, winnable_pool
-from races import services as races
+from games import daily_deals, domain_events, events, move_statements, winnable_pool
 from games.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor
@@ -29,13 +28,11 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
     the ranked undo policy applies and its code stays secret until the game ends.
     A chosen code is casual practice (its deal may be known in advance). An account's
     first attempt at a daily deal is its ranked one; later attempts are practice."""
-    from leaderboards import services as boards
-
     if actor.user_id is None and not actor.guest_key:
         raise ServiceError("not_authenticated", "log in or accept the session cookie to play", 401)
     day, practice = None, False
     if daily:
-        day = boards.daily_deal(boards.today(), draw)
+        day = daily_deals.daily_deal(daily_deals.today(), draw)
         deal = DealCode(day.deal_number, draw)
         kind = Game.Kind.RANKED
     elif code is not None:
@@ -66,8 +63,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
         )
         game.update_standing()
         game.save(force_insert=True)
-        boards.game_started(game)
-        boards.standings_changed(game)
+        domain_events.emit(domain_events.GameStarted(game))
         transaction.on_commit(events.notify_lobby)
     return game
 
@@ -147,8 +143,8 @@ def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[
     try:
         return _apply_move(game_id, actor, move, submitted, seq)
     except ServiceError as exc:
-        if exc.code == "race_over":
-            races.finish_race(exc.extra.pop("race"))
+        # After the rollback: a race whose clock ran out finishes (races/listeners.py).
+        domain_events.emit(domain_events.MoveRefused(game_id, exc.code, dict(exc.extra)))
         raise
 
 
@@ -160,7 +156,7 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
             return _previous_result(game, seq, submitted)
         if not game.is_live:
             raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
-        races.check_clock(game)
+        domain_events.emit(domain_events.MoveChecked(game))
         engine = game.engine()
         try:
             outcome = engine.apply(move)
@@ -194,8 +190,6 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
     transaction: the Vegas balance, the Move row, the game's row with its standings,
     and the event published once the transaction commits. ``last``: the caller's
     atomic block ends right after this, so the final write may carry its ``COMMIT``."""
-    from leaderboards import services as boards
-
     # What this player has seen, for fair races (games.viewer_policy): with the event.
     game.cards_seen |= face_up_mask(engine)
     row.cards_seen = game.cards_seen
@@ -204,9 +198,9 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
         game.seconds = (now - (game.started_at or now)).total_seconds()
         game.visible_from = game.result_visible_from(now)
     game.update_standing()
-    boards.score_changed(game, game.score - old_score)
-    boards.standings_changed(game)
-    events.publish_after_commit(game, row, engine)
+    wire = events.publish_after_commit(game, row, engine)
+    # The boards' balance moves with the score in this transaction; the race hears of it.
+    domain_events.emit(domain_events.MoveApplied(game, row, engine, game.score - old_score, wire))
     # Nothing reads the Move row's id; the insert and the update are one statement.
     move_statements.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS, last=last)
 
@@ -222,7 +216,7 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
             return _previous_result(game, seq, {"type": "resign"})
         if not game.is_live:
             raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
-        races.check_clock(game)
+        domain_events.emit(domain_events.MoveChecked(game))
         game.seq += 1
         row = Move(
             game=game, seq=game.seq, submitted={"type": "resign"}, action={"type": "resign"},
@@ -236,8 +230,6 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
 
 def claim_guest_games(guest_key: str, user_id: int) -> int:
     """A guest who signs up or logs in keeps the games of their browser session."""
-    from leaderboards import services as boards
-
     if not guest_key:
         return 0
     with transaction.atomic():
@@ -245,5 +237,5 @@ def claim_guest_games(guest_key: str, user_id: int) -> int:
         Game.objects.filter(pk__in=[g.pk for g in games]).update(owner_id=user_id, guest_key="")
         for game in games:
             game.owner_id = user_id
-        boards.games_claimed(user_id, games)
+        domain_events.emit(domain_events.GamesClaimed(user_id, games))
     return len(games)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 from django.utils import timezone
@@ -19,7 +19,9 @@ from engine import full_view, public_view
 from engine.views import ALL_CARDS, face_up_mask, redact_action, redact_view
 from games.errors import ServiceError
 from games.models import Game, Move
-from races.models import Race
+
+if TYPE_CHECKING:  # a game may be in a race (races.models): read through game.race, never imported
+    from races.models import Race
 
 PLAYER = "player"        # the game's own player
 RACER = "racer"          # another racer of the game's race, while it runs
@@ -137,7 +139,7 @@ def sight(game: Game, actor: Actor, *, racers: list[RacerGame] | None = None) ->
     if game.daily_secret:
         raise ServiceError("daily_hidden", "another player's daily attempt can be seen once the day is over", 403)
     race = game.race if game.race_id is not None else None
-    if race is None or race.status != Race.Status.STARTED:
+    if race is None or race.status != race.Status.STARTED:
         return Sight(SPECTATOR, 0, reveal)
     racers = racers if racers is not None else racer_games(race)
     own = next((r for r in racers if r.owner_id == actor.user_id), None) if actor.user_id is not None else None
@@ -253,7 +255,7 @@ class RaceKnowledge:
 
 def race_knowledge(race: Race, actor: Actor) -> RaceKnowledge | None:
     """A socket's starting knowledge of ``race`` (None: every name may be shown)."""
-    if race.status != Race.Status.STARTED or race.open_boards:
+    if race.status != race.Status.STARTED or race.open_boards:
         return None
     racers = racer_games(race)
     own = next((r.game_id for r in racers if r.owner_id == actor.user_id), None) if actor.user_id else None

@@ -13,11 +13,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import events, viewer_policy
+from games import domain_events, events, viewer_policy
 from engine import DealCode, Scoring, to_bytes
 from engine import Game as EngineGame
 from engine.views import face_up_mask
 from games.models import Game, Move
+from races.domain_events import RaceFinished
 from races.models import Race, RaceEntry
 from games.errors import ServiceError
 from games.viewer_policy import ANONYMOUS, Actor
@@ -171,8 +172,6 @@ def _start(race: Race, entries: list[RaceEntry]) -> None:
     race.starts_at = now + timedelta(seconds=COUNTDOWN_SECONDS)
     race.ends_at = race.starts_at + timedelta(seconds=race.time_limit)
     race.save(update_fields=["status", "code", "starts_at", "ends_at"])
-    from leaderboards import services as boards
-
     engine = EngineGame.new(deal, ranked=True)
     state = to_bytes(engine, history=True)
     for entry in entries:
@@ -183,7 +182,7 @@ def _start(race: Race, entries: list[RaceEntry]) -> None:
         )
         entry.game.update_standing()
         entry.game.save(force_insert=True)
-        boards.game_started(entry.game)
+        domain_events.emit(domain_events.GameStarted(entry.game))
         entry.save(update_fields=["game"])
 
 
@@ -196,8 +195,8 @@ def check_clock(game: Game) -> None:
     if now < race.starts_at:
         raise ServiceError("race_not_started", "the race has not started yet", 409, starts_at=race.starts_at.isoformat())
     if now >= race.ends_at or race.status == Race.Status.FINISHED:
-        # The caller ends the race after rolling back (services.submit_move).
-        raise ServiceError("race_over", "the race is over", 409, race=race.id)
+        # The race finishes after the rollback (races/listeners.py).
+        raise ServiceError("race_over", "the race is over", 409)
 
 
 def _racer_game_id(race_id: Any, user: Any) -> Any:
@@ -250,23 +249,10 @@ def finish_race(race_id: Any, *, force: bool = False) -> bool:
         race.status, race.finished_at = Race.Status.FINISHED, now
         race.save(update_fields=["status", "finished_at"])
         Game.objects.filter(race=race).update(visible_from=now)  # the results join their deal's board
-        settle_vegas(race, list(games.values()))
-        rate_race(race)
+        # The boards settle the Vegas winnings and rate the racers in this transaction.
+        domain_events.emit(RaceFinished(race, list(games.values())))
         _announce(race)
     return True
-
-
-def settle_vegas(race: Race, games: list[Game]) -> None:
-    from leaderboards.services import settle_race
-
-    settle_race(race, games)
-
-
-def rate_race(race: Race) -> None:
-    from leaderboards.services import rate_race as update_ratings
-
-    if race.rated:
-        update_ratings(race)
 
 
 def _time_out(game: Game, at: Any) -> None:

@@ -33,3 +33,18 @@ def test_the_contract_catches_an_engine_that_imports_django_or_the_service(tmp_p
     assert result.returncode != 0
     assert "The engine is pure Python: no Django, nothing of the service BROKEN" in result.stdout
     assert "engine.cards -> django" in result.stdout and "engine.cards -> games.models" in result.stdout
+
+
+def test_the_contract_catches_an_upward_import_and_a_cycle(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    services = tmp_path / "games" / "services.py"
+    # The move service calling the boards again, and the engine's cards reading its moves.
+    services.write_text(services.read_text() + "\nfrom leaderboards import services as boards  # noqa\n")
+    cards = tmp_path / "engine" / "moves.py"
+    cards.write_text(cards.read_text() + "\nfrom engine import game  # noqa\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "Arrows point one way" in result.stdout and "games.services -> leaderboards.services" in result.stdout
+    assert "No cycles are allowed in engine" in result.stdout
