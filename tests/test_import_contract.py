@@ -17,6 +17,17 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+def copy_of_the_code(folder: Path) -> Path:
+    shutil.copy(ROOT / "pyproject.toml", folder)
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, folder / package, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    return folder
+
+
+def add_line(path: Path, line: str) -> None:
+    path.write_text(path.read_text() + f"\n{line}  # noqa\n")
+
+
 def test_the_code_keeps_the_import_contract() -> None:
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
@@ -24,27 +35,21 @@ def test_the_code_keeps_the_import_contract() -> None:
 
 
 def test_the_contract_catches_an_engine_that_imports_django_or_the_service(tmp_path: Path) -> None:
-    shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    for package in PACKAGES:
-        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
-    cards = tmp_path / "engine" / "cards.py"
-    cards.write_text(cards.read_text() + "\nimport django  # noqa\nfrom games import models  # noqa\n")
-    result = lint_imports(tmp_path)
+    code = copy_of_the_code(tmp_path)
+    add_line(code / "engine" / "cards.py", "import django")
+    add_line(code / "engine" / "cards.py", "from games import models")
+    result = lint_imports(code)
     assert result.returncode != 0
     assert "The engine is pure Python: no Django, nothing of the service BROKEN" in result.stdout
     assert "engine.cards -> django" in result.stdout and "engine.cards -> games.models" in result.stdout
 
 
 def test_the_contract_catches_an_upward_import_and_a_cycle(tmp_path: Path) -> None:
-    shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    for package in PACKAGES:
-        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
-    services = tmp_path / "games" / "services.py"
-    # The move service calling the boards again, and the engine's cards reading its moves.
-    services.write_text(services.read_text() + "\nfrom leaderboards import services as boards  # noqa\n")
-    cards = tmp_path / "engine" / "moves.py"
-    cards.write_text(cards.read_text() + "\nfrom engine import game  # noqa\n")
-    result = lint_imports(tmp_path)
+    code = copy_of_the_code(tmp_path)
+    # The move service calling the boards again, and the engine's moves importing its game.
+    add_line(code / "games" / "services.py", "from leaderboards import services as boards")
+    add_line(code / "engine" / "moves.py", "from engine import game")
+    result = lint_imports(code)
     assert result.returncode != 0
     assert "Arrows point one way" in result.stdout and "games.services -> leaderboards.services" in result.stdout
     assert "No cycles are allowed in engine" in result.stdout
