@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Blocked-check benchmark: the solver's bit-set check against its card-by-card
-specification (``tests/test_solver.py::blocked_by_sweeps``), on the positions real
+specification (``tests/solver/test_solver.py::blocked_by_sweeps``), on the positions real
 searches check.
 
     .venv/bin/python bench/blocked.py [--deals 248,569,270,5,108] [--modes D1N,D3N]

@@ -94,7 +94,7 @@ def forward_accept_headers_in_daphne() -> None:
     """Daphne 4 drops the ``headers`` of ``websocket.accept`` (django/daphne#326).
     Autobahn, under it, sends the headers handed over with the accepted subprotocol
     (``succeedHandshake`` takes ``(subprotocol, headers)``): hand them over. Idempotent;
-    tests/test_security_headers.py checks the headers on a real Daphne handshake."""
+    tests/config/test_security_headers.py checks the headers on a real Daphne handshake."""
     try:
         from daphne.ws_protocol import WebSocketProtocol
     except ImportError:  # another ASGI server: it reads the headers itself

@@ -68,7 +68,7 @@ def spaced(pattern: str) -> str:
     return f"^{_SPACE}{pattern}{_SPACE}$"
 
 
-#: What :func:`parse_card` takes (``"9s"``, ``" 10H "``); pinned by tests/test_api_contract.py.
+#: What :func:`parse_card` takes (``"9s"``, ``" 10H "``); pinned by tests/config/test_api_contract.py.
 CARD_PATTERN: Final = spaced("(?:[2-9AaTtJjQqKk]|10)[SsHhDdCc]")
 
 

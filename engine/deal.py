@@ -23,7 +23,7 @@ MAX_DEAL_NUMBER: Final = 2**35 - 1
 BASE32_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 _MASK64: Final = 2**64 - 1
-#: What :meth:`DealCode.parse` takes; pinned by tests/test_api_contract.py.
+#: What :meth:`DealCode.parse` takes; pinned by tests/config/test_api_contract.py.
 DEAL_CODE_PATTERN: Final = spaced(f"{any_case(PREFIX)}-{any_case('d')}[13][NnVv]-[A-Za-z2-7]{{{NUMBER_LENGTH}}}")
 
 

@@ -28,7 +28,7 @@ TABLEAU: Final = 8
 _TARGET_NAMES: Final = ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "foundation", "tableau")
 _TARGETS: Final = {name: index for index, name in enumerate(_TARGET_NAMES)}
 _SIMPLE_KINDS: Final = (DRAW, RECYCLE, UNDO)
-#: What a move's ``to`` takes (``"t4"``, ``" Foundation"``); pinned by tests/test_api_contract.py.
+#: What a move's ``to`` takes (``"t4"``, ``" Foundation"``); pinned by tests/config/test_api_contract.py.
 DESTINATION_PATTERN: Final = spaced("(?:" + "|".join(
     [any_case("t") + "[1-7]", *(any_case(name) for name in _TARGET_NAMES[FOUNDATION:])]) + ")")
 

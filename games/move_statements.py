@@ -7,7 +7,7 @@ together (bench/realtime.py; docs/performance.md), and a Daphne process runs eve
 move of its connections. Here the SQL text is built once per model and database
 from the models' own metadata, and values go through each field's own
 ``get_db_prep_save`` and database converters, exactly as the ORM would pass them:
-the same rows, on any backend (tests/test_move_statements.py compares both paths). On
+the same rows, on any backend (tests/games/test_move_statements.py compares both paths). On
 PostgreSQL the insert and the update go as one statement, with server-side binding,
 prepared once per connection.
 

@@ -205,7 +205,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   shuffling, relaxed) also exist in C, ``solver/_core.c``, function by function,
   and :func:`_depth_first` runs them there when the core is built and current
   (:data:`CORE`): 7–10 times as fast as the mypyc build, node for node the same search
-  (tests/test_solver_core.py compares positions, answers and lines in all four modes).
+  (tests/solver/test_solver_core.py compares positions, answers and lines in all four modes).
   Its table keys states by a 128-bit hash instead of their bytes (two states share one
   with probability about 2^-127: module notes of ``_core.c``). A rule changed here
   must be changed there too: the comparison tests fail until it is.
@@ -2071,7 +2071,7 @@ def _depth_first(game: Game, level: int = 0, seed: int | None = None, relaxed: b
     """A depth-first search (:class:`_DepthFirst`'s arguments; ``seed``: the moves
     shuffled by ``random.Random(seed).shuffle``): run by the C core when it is built,
     else in Python. Both visit the same positions in the same order and find the same
-    line (tests/test_solver_core.py)."""
+    line (tests/solver/test_solver_core.py)."""
     if CORE is not None and USE_CORE:
         return _CoreDepthFirst(CORE, game, level, relaxed, gate, lift_after, seed)
     shuffle = random.Random(seed).shuffle if seed is not None else None

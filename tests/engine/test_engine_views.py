@@ -11,7 +11,7 @@ from engine import (
     public_view, replay, to_bytes,
 )
 
-from .engine_helpers import position
+from tests.engine_helpers import position
 
 CODE = "KL1-D3N-AAAAAAG"
 

@@ -213,7 +213,7 @@ async def start_race(servers: list[Daphne]) -> dict[str, Any]:
     """Two racers and two spectators (one logged in, one anonymous) on two processes;
     join and ready over the race sockets; returns everything once the race runs. Open
     boards: every client may compare every board with the stored one (what each may
-    name in a fair race is tests/test_fair_races.py's)."""
+    name in a fair race is tests/races/test_fair_races.py's)."""
     d1, d2 = servers
     users = {name: await adb(make_user)(name) for name in ("p1", "p2", "s1")}
     race = await adb(races.create_race)(users["p1"][0], max_players=2, rated=False, open_boards=True)

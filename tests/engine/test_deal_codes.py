@@ -22,9 +22,9 @@ import pytest
 from engine import DealCode, DealCodeError, Game, Scoring, card_name, deal_json, layout, shuffled_deck
 from engine.deal import MAX_DEAL_NUMBER, decode_number, encode_number, splitmix64
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden" / "deals.json"
-REFERENCE_JS = Path(__file__).resolve().parent / "deal_reference.js"
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "deals.json"
+REFERENCE_JS = Path(__file__).resolve().parents[1] / "deal_reference.js"
 DOC = ROOT / "docs" / "deal-codes.md"
 
 MODES = [(1, Scoring.NORMAL), (1, Scoring.VEGAS), (3, Scoring.NORMAL), (3, Scoring.VEGAS)]

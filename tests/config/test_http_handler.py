@@ -1,6 +1,6 @@
 """The HTTP handler (config/http_handler.py): requests borrow threads instead of starting
 one each, at most HTTP_THREADS run at once, and requests for async views take no turn.
-Its answers under a real Daphne are in tests/test_database_outage.py (a request that
+Its answers under a real Daphne are in tests/database/test_database_outage.py (a request that
 waits too long for its turn) and every Daphne test of the suite."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from engine import FOUNDATION, TABLEAU, Game, Move, MoveError, card_name, parse_card, public_view
 from engine.game import UNDO_LIMIT
 
-from .engine_helpers import cards, easy_game, position
+from tests.engine_helpers import cards, easy_game, position
 
 DRAW = {"type": "draw"}
 RECYCLE = {"type": "recycle"}

@@ -24,7 +24,7 @@ from engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
 from engine.views import face_up_mask, redact_view
 from games.models import Game, Move
 from tests.realtime_helpers import Daphne, database_url, make_user, submit, view_after
-from tests.test_vegas_balance import find_path
+from tests.leaderboards.test_vegas_balance import find_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -142,7 +142,7 @@ def test_a_spectator_never_gets_anything_newer_than_the_delay_allows(server, mon
         then.apply(EngineMove.from_json(action))
     assert row.foundation_count == 2 and then.foundation_count < 2  # the delay hides progress
     # Bob has played nothing: spectators may name only the cards of the opening deal
-    # (fair races: tests/test_fair_races.py).
+    # (fair races: tests/races/test_fair_races.py).
     opening = face_up_mask(EngineGame.new(deal, ranked=True))
 
     def delayed_view(count: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 PACKAGES = ("engine", "solver", "games", "races", "realtime", "leaderboards", "accounts", "database", "config", "frontend")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine import Game, card_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def klondike(*args: str, stdin: str = "") -> subprocess.CompletedProcess:

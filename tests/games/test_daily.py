@@ -30,7 +30,7 @@ from engine import MAX_DEAL_NUMBER, DealCode, Game as EngineGame, to_bytes
 from games.models import DailyDeal, Game, SolvedDeal
 from leaderboards import services
 from tests.realtime_helpers import origin
-from tests.test_vegas_balance import find_path
+from tests.leaderboards.test_vegas_balance import find_path
 
 pytestmark = pytest.mark.django_db
 

@@ -25,7 +25,7 @@ POLICY = {
     "form-action": "'self'",
     "frame-ancestors": "'none'",
 }
-# What HTTPS=true sets (tests/test_deploy_settings.py reads them from a real environment).
+# What HTTPS=true sets (tests/config/test_deploy_settings.py reads them from a real environment).
 TLS_IN_FRONT = {"SESSION_COOKIE_SECURE": True, "CSRF_COOKIE_SECURE": True, "SECURE_SSL_REDIRECT": True,
                 "SECURE_HSTS_SECONDS": 31536000, "SECURE_HSTS_INCLUDE_SUBDOMAINS": True}
 

@@ -19,7 +19,7 @@ from races.models import Race, RaceEntry
 from leaderboards import glicko2, services
 from leaderboards.glicko2 import Player
 from leaderboards.models import Rating, RatingChange
-from tests.test_vegas_balance import find_path
+from tests.leaderboards.test_vegas_balance import find_path
 
 
 # --- the pure functions --------------------------------------------------------------

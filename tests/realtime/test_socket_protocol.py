@@ -33,7 +33,7 @@ from tests.realtime_helpers import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOCUMENTED_TEXT = "".join((DOCS / name).read_text() for name in ("realtime.md", "api.md", "engine.md"))
 SERVER_FRAME_TYPES = {"snapshot", "event", "ack", "error", "watchers", "race", "lobby", "board", "pong"}
 DEEP_TEXTS = ("[" * 2000, '{"a":' * 800, "[" * 40 + "]" * 40,

@@ -99,7 +99,7 @@ def test_only_the_player_gets_hints_and_completes():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_winnable_only_game_is_dealt_from_proven_wins():
-    """The operator's pool command stocks winnable deals (tests/test_winnable_pool.py
+    """The operator's pool command stocks winnable deals (tests/games/test_winnable_pool.py
     has the stock and its top-ups)."""
     wanted = winnable_pool.DAILY_RESERVE + 1
     call_command("klondike", "pool", "--mode", "D1N", "--count", str(wanted), "--budget-seconds", "5",

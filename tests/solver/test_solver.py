@@ -20,7 +20,7 @@ from tests.engine_helpers import position
 @pytest.fixture(autouse=True)
 def python_search(monkeypatch):
     """These tests instrument and check the Python search (the specification), so the
-    pure module's depth-first searches stay in Python here; tests/test_solver_core.py
+    pure module's depth-first searches stay in Python here; tests/solver/test_solver_core.py
     checks that the C core visits the same positions."""
     monkeypatch.setattr(search, "USE_CORE", False)
 

@@ -252,7 +252,7 @@ def test_since_too_far_behind_out_of_range_or_bogus_gets_a_snapshot(alice):
         for since in (None, 3, 206, 9999):
             await ws.send({"type": "sync"} if since is None else {"type": "sync", "since": since})
             assert (await ws.recv_type("snapshot"))["seq"] == 205, since
-        for since in ("x", True, None):  # not integers: refused (tests/test_socket_protocol.py)
+        for since in ("x", True, None):  # not integers: refused (tests/realtime/test_socket_protocol.py)
             await ws.send({"type": "sync", "since": since})
             assert (await ws.recv_type("error"))["error"] == "bad_field", since
         assert await ws.quiet() == []
