@@ -102,7 +102,7 @@ Techniques (and why each one keeps a "lose" answer a proof):
   called lost (tests). The rules allow two obligations pending at most: a line
   needing three at once (two such chains, one of them branching) is not covered
   — none was found among about 20,000 positions on the winning lines of D1N deals
-  0–199 and D3N deals 0–299 (docs/performance.md, eleventh run).
+  0–199 and D3N deals 0–299 (docs/solver-history.md, eleventh run).
   The complete search applies the foundation-move obligation only from
   :data:`LIFT_AFTER` nodes on: putting cards up at once finds many wins sooner.
   Switching rules mid-search keeps it complete, since each state is expanded under
