@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
-from engine import Game as EngineGame
 from games.models import Game, Move
 
 IN_TRANSACTION = "in_transaction"
@@ -74,7 +73,6 @@ class MoveApplied:
 
     game: Game
     move: Move
-    engine: EngineGame
     score_change: int
     wire: dict[str, Any]
 
@@ -85,11 +83,11 @@ class MoveApplied:
 
 @dataclass(frozen=True)
 class MoveRefused:
-    """A move was refused and its transaction rolled back (emitted after it)."""
+    """A move was refused and its transaction rolled back (emitted after it); ``code``
+    is the refusal's error code."""
 
     game_id: Any
     code: str
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Hint and Complete over REST. They wait for the solver, so they are async views:
-the wait blocks neither the event loop nor the one thread that a process's sync
-views share. Authentication, CSRF and the rate limits run briefly in a thread."""
+the wait blocks neither the event loop nor one of the process's HTTP_THREADS request
+turns (config/http_handler.py), and holds no database connection. Authentication,
+CSRF and the rate limits run briefly in a thread."""
 
 from __future__ import annotations
 

@@ -144,7 +144,7 @@ def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[
         return _apply_move(game_id, actor, move, submitted, seq)
     except ServiceError as exc:
         # After the rollback: a race whose clock ran out finishes (races/listeners.py).
-        domain_events.emit(domain_events.MoveRefused(game_id, exc.code, dict(exc.extra)))
+        domain_events.emit(domain_events.MoveRefused(game_id, exc.code))
         raise
 
 
@@ -200,7 +200,7 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
     game.update_standing()
     wire = events.publish_after_commit(game, row, engine)
     # The boards' balance moves with the score in this transaction; the race hears of it.
-    domain_events.emit(domain_events.MoveApplied(game, row, engine, game.score - old_score, wire))
+    domain_events.emit(domain_events.MoveApplied(game, row, game.score - old_score, wire))
     # Nothing reads the Move row's id; the insert and the update are one statement.
     move_statements.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS, last=last)
 
