@@ -18,6 +18,7 @@ WORKDIR /app
 
 COPY pyproject.toml README.md ./
 COPY config ./config
+COPY api ./api
 COPY database ./database
 COPY engine ./engine
 COPY solver ./solver

@@ -19,10 +19,10 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts import login_guard
-from config.api_input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
+from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
 from games.api import GUEST_SESSION_KEY, retry_after, validated
 from games.models import Game
-from games.serializers import ErrorSerializer
+from api.schema import ErrorSerializer
 from games.services import ServiceError, claim_guest_games
 from leaderboards.services import visible_results
 

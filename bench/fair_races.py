@@ -190,7 +190,7 @@ def start_race(racers: list[tuple[Any, str]], open_boards: bool) -> dict[str, An
 
 def end_race(race_id: str, racers: list[tuple[Any, str]]) -> None:
     from races import services as races
-    from games.errors import ServiceError
+    from api.errors import ServiceError
 
     for user, _ in racers:
         try:

@@ -154,11 +154,11 @@ def generate(args: argparse.Namespace) -> dict[str, Any]:
     """Accounts, daily deals, games, balances and history. Returns what the timings need."""
     import psycopg
     from engine import DealCode, Scoring
-    from leaderboards import services
+    from games import daily_deals
 
     rng = random.Random(args.seed)
     now = dt.datetime.now(dt.timezone.utc)
-    today = services.today()
+    today = daily_deals.today()
     states = engine_states(rng)
     n_accounts, n_games = args.accounts, args.games
     started = time.perf_counter()
@@ -182,7 +182,7 @@ def generate(args: argparse.Namespace) -> dict[str, Any]:
         for back in range(15):
             day = today - dt.timedelta(days=back)
             for draw in (1, 3):
-                number = services.daily_deal_number(day, draw)
+                number = daily_deals.daily_deal_number(day, draw)
                 cur.execute("INSERT INTO games_dailydeal (date, draw, deal_number, code) VALUES (%s, %s, %s, %s) "
                             "RETURNING id", (day, draw, number, str(DealCode(number, draw))))
                 weight = (6.0 if draw == 1 else 2.0) if back == 0 else (1.2 if draw == 1 else 0.5)
@@ -323,9 +323,9 @@ def targets() -> dict[str, Any]:
     from django.db import connection
 
     from engine import DealCode
-    from leaderboards import services
+    from games import daily_deals
 
-    today = services.today()
+    today = daily_deals.today()
     with connection.cursor() as cur:
         cur.execute("SELECT d.id, d.date, d.draw, d.deal_number, COUNT(*) FROM games_dailydeal d "
                     "JOIN games_game g ON g.daily_id = d.id GROUP BY d.id ORDER BY COUNT(*) DESC")

@@ -36,6 +36,8 @@ from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
 from django.urls import Resolver404, resolve
 
+from config.security_headers import page_headers
+
 # Threads kept for later requests; async-view requests may briefly need more.
 IDLE_THREADS_KEPT = 32
 
@@ -132,7 +134,9 @@ class HttpHandler(ASGIHandler):
             (await self.read_body(receive)).close()
         except RequestAborted:
             return
-        response = busy_response(scope["method"], path_info(scope), secure=scope.get("scheme") == "https")
+        response = busy_response(scope["method"], path_info(scope))
+        for name, value in page_headers(secure=scope.get("scheme") == "https").items():
+            response[name] = value
         await self.send_response(response, send)
 
 

@@ -376,11 +376,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.security_headers.ContentSecurityPolicyMiddleware",
     # Outside the rest, so it sees their error pages too; inside the two above, so its
-    # answers get their headers (config/api_errors.py).
-    "config.api_errors.JsonApiErrorsMiddleware",
+    # answers get their headers (api/error_middleware.py).
+    "api.error_middleware.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "config.api_errors.CommonMiddleware",  # Django's, without slash redirects under /api/
+    "api.error_middleware.CommonMiddleware",  # Django's, without slash redirects under /api/
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -450,8 +450,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "config.schema.ErrorDocumentingSchema",
-    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ErrorDocumentingSchema",
+    "EXCEPTION_HANDLER": "api.error_responses.exception_handler",
     # Throttles key on REMOTE_ADDR, which config.client_address has already resolved
     # from TRUSTED_PROXIES; DRF must not read X-Forwarded-For itself.
     "NUM_PROXIES": 0,

@@ -24,7 +24,7 @@ urlpatterns = [
     path("", include("frontend.urls")),
 ]
 
-handler400 = "config.api.bad_request"
-handler403 = "config.api.permission_denied"
-handler404 = "config.api.not_found"
-handler500 = "config.api.server_error"
+handler400 = "api.error_responses.bad_request"
+handler403 = "api.error_responses.permission_denied"
+handler404 = "api.error_responses.not_found"
+handler500 = "api.error_responses.server_error"

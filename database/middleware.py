@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 
-from config.api_errors import API_PREFIX
+from api.error_middleware import API_PREFIX
 from database.outage import DatabaseBusy, DatabaseOutage, classify, record_refusal
 
 PAGE = """<!doctype html>
@@ -30,15 +30,10 @@ def outage_response(request: HttpRequest, outage: DatabaseOutage) -> HttpRespons
     return answer(outage, request.method or "GET", request.path_info)
 
 
-def busy_response(method: str, path_info: str, secure: bool) -> HttpResponse:
-    """For a request that waited too long for its turn (config/http_handler.py). It is
-    answered before the middleware runs, so it carries their headers itself."""
-    from config.security_headers import page_headers
-
-    response = answer(DatabaseBusy(), method, path_info)
-    for name, value in page_headers(secure).items():
-        response[name] = value
-    return response
+def busy_response(method: str, path_info: str) -> HttpResponse:
+    """For a request that waited too long for its turn (config/http_handler.py, which
+    adds the headers the middleware would have: it is answered before they run)."""
+    return answer(DatabaseBusy(), method, path_info)
 
 
 def answer(outage: DatabaseOutage, method: str, path_info: str) -> HttpResponse:

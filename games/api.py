@@ -13,14 +13,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_int
+from api.input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_int
+from api.schema import ErrorSerializer
 from games import services, viewer_policy
 from engine import Game as EngineGame
 from engine import deal_json
 from games.hint_complete import complete_status
 from games.models import Game, Move
 from games.serializers import (
-    ConflictSerializer, CreateGameSerializer, ErrorSerializer, GamePageSerializer, GameSerializer,
+    ConflictSerializer, CreateGameSerializer, GamePageSerializer, GameSerializer,
     MoveRequestSerializer,
     MoveResultSerializer, ReplaySerializer, SeqSerializer, UndoRequestSerializer,
 )

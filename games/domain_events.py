@@ -9,8 +9,13 @@ A subscriber says when it runs:
 - ``IN_TRANSACTION``: now, inside the emitter's transaction, so its writes commit or
   roll back with the move (a Vegas balance moves with its game's score). It may refuse
   the action by raising a ``ServiceError`` (a race's clock refuses a late move).
-- ``AFTER_COMMIT``: once the transaction has committed (news for sockets, finishing a
-  race when its last game ends); never if it rolls back.
+- ``PUBLISH``: once the transaction has committed, before the ``AFTER_COMMIT``
+  subscribers: news for the socket tier (realtime.listeners), so that a move's event
+  goes out before whatever its commit sets off (the race it ended finishing).
+- ``AFTER_COMMIT``: once the transaction has committed (finishing a race when its
+  last game ends); never if it rolls back.
+
+Outside a transaction the after-commit subscribers run at once (Django's on_commit).
 """
 
 from __future__ import annotations
@@ -25,26 +30,49 @@ from django.db import transaction
 from games.models import Game, Move
 
 IN_TRANSACTION = "in_transaction"
+PUBLISH = "publish"
 AFTER_COMMIT = "after_commit"
+PHASES = (IN_TRANSACTION, PUBLISH, AFTER_COMMIT)
 
 Handler = Callable[[Any], None]
 _subscribers: dict[tuple[type, str], list[Handler]] = defaultdict(list)
 
 
 def subscribe(event_type: type, handler: Handler, *, when: str) -> None:
-    if when not in (IN_TRANSACTION, AFTER_COMMIT):
-        raise ValueError(f"when must be {IN_TRANSACTION!r} or {AFTER_COMMIT!r}, not {when!r}")
+    if when not in PHASES:
+        raise ValueError(f"when must be one of {PHASES}, not {when!r}")
     if handler not in _subscribers[event_type, when]:
         _subscribers[event_type, when].append(handler)
 
 
+def unsubscribe(event_type: type, handler: Handler, *, when: str) -> None:
+    if handler in _subscribers[event_type, when]:
+        _subscribers[event_type, when].remove(handler)
+
+
 def emit(event: Any) -> None:
-    """Run the event's in-transaction subscribers now, in the order they subscribed,
-    and queue the after-commit ones."""
+    """Run the event's in-transaction subscribers and queue its publish and
+    after-commit ones, each phase in the order they subscribed. Inside a transaction
+    the queueing comes first, so that this event's news goes out before that of the
+    events its in-transaction subscribers emit (a move's before the change of the
+    boards it moves); a rollback drops them all."""
+    if not transaction.get_connection().in_atomic_block:
+        _run_in_transaction(event)
+        _queue_after_commit(event)
+        return
+    _queue_after_commit(event)
+    _run_in_transaction(event)
+
+
+def _run_in_transaction(event: Any) -> None:
     for handler in _subscribers[type(event), IN_TRANSACTION]:
         handler(event)
-    for handler in _subscribers[type(event), AFTER_COMMIT]:
-        transaction.on_commit(lambda handler=handler: handler(event))
+
+
+def _queue_after_commit(event: Any) -> None:
+    for phase in (PUBLISH, AFTER_COMMIT):
+        for handler in _subscribers[type(event), phase]:
+            transaction.on_commit(lambda handler=handler: handler(event))
 
 
 # -- the games' events --------------------------------------------------------------

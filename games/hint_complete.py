@@ -14,7 +14,7 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 
 from engine import Game as EngineGame, to_bytes
-from games.errors import ServiceError
+from api.errors import ServiceError
 from games.models import Game
 from games.services import submit_move
 from games.solver_jobs import (COMPLETE_BUDGET_SECONDS, COMPLETE_SECONDS, HINT_BUDGET_SECONDS, QUEUE_WAIT_SECONDS,

@@ -5,13 +5,12 @@ CSRF and the rate limits run briefly in a thread."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.parsers import JSONParser
@@ -19,11 +18,12 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from config.api import exception_handler
+from api.error_responses import exception_handler
 from games import hint_complete, solver_throttle
 from games.api import MOVE_ERRORS, actor_for, retry_after, validated
-from games.errors import ServiceError
-from games.serializers import ErrorSerializer, MoveResultSerializer, SeqSerializer
+from api.errors import ServiceError
+from api.schema import ErrorSerializer
+from games.serializers import MoveResultSerializer, SeqSerializer
 from games.services import Actor
 
 

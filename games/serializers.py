@@ -7,7 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api_input import (
+from api.schema import ErrorSerializer
+from api.input import (
     StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer,
 )
 from engine.cards import CARD_PATTERN
@@ -34,11 +35,6 @@ MOVE_SCHEMA = {
          }},
     ],
 }
-
-
-class ErrorSerializer(serializers.Serializer):
-    error = serializers.CharField(help_text="stable machine-readable code")
-    detail = serializers.CharField(help_text="a sentence for the player")
 
 
 class ConflictSerializer(ErrorSerializer):

@@ -14,8 +14,8 @@ from engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scori
 from engine import Game as EngineGame
 from engine import card_name, to_bytes
 from engine.views import face_up_mask, hidden_cards, visible_cards
-from games import daily_deals, domain_events, events, move_statements, winnable_pool
-from games.errors import ServiceError
+from games import daily_deals, domain_events, move_statements, winnable_pool, wire_format
+from api.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor
 
@@ -64,7 +64,6 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
         game.update_standing()
         game.save(force_insert=True)
         domain_events.emit(domain_events.GameStarted(game))
-        transaction.on_commit(events.notify_lobby)
     return game
 
 
@@ -79,7 +78,7 @@ def move_result(game: Game, move: Move, engine: EngineGame | None = None) -> dic
         "moves": move.moves,
         "at": move.created_at.isoformat(),
         "status": game.status,
-        "view": events.view_of(game, engine or game.engine()),
+        "view": wire_format.view_of(game, engine or game.engine()),
     }
 
 
@@ -198,8 +197,9 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
         game.seconds = (now - (game.started_at or now)).total_seconds()
         game.visible_from = game.result_visible_from(now)
     game.update_standing()
-    wire = events.publish_after_commit(game, row, engine)
-    # The boards' balance moves with the score in this transaction; the race hears of it.
+    wire = wire_format.event_of(game, row, wire_format.view_of(game, engine))
+    # The boards' balance moves with the score in this transaction; the sockets and
+    # the race hear of it once it commits.
     domain_events.emit(domain_events.MoveApplied(game, row, game.score - old_score, wire))
     # Nothing reads the Move row's id; the insert and the update are one statement.
     move_statements.insert_then_update(row, MOVE_FIELDS, game, PROGRESS_FIELDS, last=last)

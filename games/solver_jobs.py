@@ -17,7 +17,7 @@ from typing import Any, Callable
 from django.conf import settings
 
 from engine import DealCode, Game as EngineGame, Scoring, from_bytes
-from games.errors import ServiceError
+from api.errors import ServiceError
 
 SOLVER_WORKERS = 2
 HINT_BUDGET_SECONDS = 3.0

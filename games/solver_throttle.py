@@ -11,7 +11,7 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
-from games.errors import ServiceError
+from api.errors import ServiceError
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
@@ -17,7 +17,7 @@ from django.utils import timezone
 from engine import Game as EngineGame
 from engine import full_view, public_view
 from engine.views import ALL_CARDS, face_up_mask, redact_action, redact_view
-from games.errors import ServiceError
+from api.errors import ServiceError
 from games.models import Game, Move
 
 if TYPE_CHECKING:  # a game may be in a race (races.models): read through game.race, never imported

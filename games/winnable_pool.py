@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from games import solver_jobs
 from engine import DealCode, Scoring
-from games.errors import ServiceError
+from api.errors import ServiceError
 from games.models import DailyDeal, SolvedDeal
 
 logger = logging.getLogger(__name__)

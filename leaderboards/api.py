@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -14,13 +13,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_input import paging as page_of
-from config.api_input import paging_parameters
+from api.input import paging as page_of
+from api.input import paging_parameters
 from engine import DealCode, DealCodeError
 from engine.deal import DEAL_CODE_PATTERN
-from games.errors import ServiceError
+from api.errors import ServiceError
+from games import daily_deals
 from games.models import Game
-from games.serializers import ErrorSerializer
+from api.schema import ErrorSerializer
 from leaderboards import services
 
 PAGING = paging_parameters(services.BOARD_PAGE)
@@ -43,7 +43,7 @@ def date_param(request: Request) -> dt.date:
     board page's cleared date field)."""
     text = request.query_params.get("date")
     if not text:
-        return services.today()
+        return daily_deals.today()
     try:
         if not re.fullmatch(DATE_PATTERN, text):
             raise ValueError(text)
@@ -152,10 +152,10 @@ class DailyView(APIView):
                    "Normal scoring. Start one with POST /api/games/ {\"daily\": true, \"draw\": 1}.",
                    responses={200: DailySerializer})
     def get(self, request: Request) -> Response:
-        day = services.today()
+        day = daily_deals.today()
         deals = []
         for draw in (1, 3):
-            daily = services.daily_deal(day, draw)
+            daily = daily_deals.daily_deal(day, draw)
             ranked = None
             if request.user.is_authenticated:
                 ranked = Game.objects.filter(owner=request.user, daily=daily, practice=False).first()

@@ -9,17 +9,16 @@ import datetime as dt
 from typing import Any
 
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from engine import DealCode
 from engine.game import VEGAS_START
-from games.daily_deals import daily_deal, daily_deal_number, today  # noqa: F401 - the boards' days
-from games.events import send_group
+from games import domain_events
 from games.models import DailyDeal, Game
 from races.models import Race
 from leaderboards import glicko2
+from leaderboards.domain_events import BoardChanged
 from leaderboards.models import BalanceChange, Rating, RatingChange, VegasBalance
 
 BOARD_PAGE = 20
@@ -30,12 +29,8 @@ STANDING_COLUMNS = ("id", "owner__username", "status", "score", "seconds", "move
 
 # -- live boards --------------------------------------------------------------------
 
-def board_group(board: str) -> str:
-    return f"board.{board}"
-
-
 def board_changed(board: str) -> None:
-    transaction.on_commit(lambda: send_group(board_group(board), {"type": "board.changed"}))
+    domain_events.emit(BoardChanged(board))
 
 
 def daily_board_name(daily: DailyDeal) -> str:

@@ -11,10 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_input import StrictBooleanField, StrictChoiceField, StrictIntegerField, StrictSerializer
+from api.input import StrictBooleanField, StrictChoiceField, StrictIntegerField, StrictSerializer
 from games.api import ERRORS, MOVE_ERRORS, actor_for, validated
-from games.errors import ServiceError
-from games.serializers import ErrorSerializer, MoveResultSerializer
+from api.errors import ServiceError
+from api.schema import ErrorSerializer
+from games.serializers import MoveResultSerializer
 from races import services as races
 from races.models import Race
 

@@ -14,3 +14,12 @@ class RaceFinished:
 
     race: Race
     games: list[Game]
+
+
+@dataclass(frozen=True)
+class RaceChanged:
+    """A race was opened, joined, left, readied, started or finished: its page and the
+    lobby show something new."""
+
+    race_id: int
+    finished: bool

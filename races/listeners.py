@@ -1,11 +1,10 @@
 """How races follow their games (games.domain_events): the clock refuses moves
-outside the race's running time, every move is news for the race's sockets, and the
-race finishes when its last game ends or its clock has run out."""
+outside the race's running time, and the race finishes when its last game ends or
+its clock has run out."""
 
 from __future__ import annotations
 
 from games import domain_events
-from games.events import seen_by_mover, send_group
 from games.models import Game
 from races import services
 
@@ -21,16 +20,13 @@ def finish_when_time_is_up(event: domain_events.MoveRefused) -> None:
             services.finish_race(race_id)
 
 
-def tell_the_race(event: domain_events.MoveApplied) -> None:
-    game = event.game
-    if game.race_id is None:
-        return
-    send_group(services.race_group(game.race_id), {"type": "racer.event", "event": event.wire, **seen_by_mover(game)})
-    if event.ended_the_game:
-        services.finish_race(game.race_id)
+def finish_when_the_last_game_ends(event: domain_events.MoveApplied) -> None:
+    if event.game.race_id is not None and event.ended_the_game:
+        services.finish_race(event.game.race_id)
 
 
 def subscribe() -> None:
     domain_events.subscribe(domain_events.MoveChecked, check_clock, when=domain_events.IN_TRANSACTION)
     domain_events.subscribe(domain_events.MoveRefused, finish_when_time_is_up, when=domain_events.AFTER_COMMIT)
-    domain_events.subscribe(domain_events.MoveApplied, tell_the_race, when=domain_events.AFTER_COMMIT)
+    domain_events.subscribe(domain_events.MoveApplied, finish_when_the_last_game_ends,
+                            when=domain_events.AFTER_COMMIT)

@@ -13,23 +13,19 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import domain_events, events, viewer_policy
+from games import domain_events, viewer_policy
 from engine import DealCode, Scoring, to_bytes
 from engine import Game as EngineGame
 from engine.views import face_up_mask
 from games.models import Game, Move
-from races.domain_events import RaceFinished
+from races.domain_events import RaceChanged, RaceFinished
 from races.models import Race, RaceEntry
-from games.errors import ServiceError
+from api.errors import ServiceError
 from games.viewer_policy import ANONYMOUS, Actor
 
 COUNTDOWN_SECONDS = 5
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_SPECTATOR_DELAY = 50
-
-
-def race_group(race_id: Any) -> str:
-    return f"race.{race_id}"
 
 
 def phase(race: Race, now: Any = None) -> str:
@@ -95,9 +91,7 @@ def _locked_race(race_id: Any) -> Race:
 
 
 def _announce(race: Race) -> None:
-    message = {"type": "race.changed", "finished": race.status == Race.Status.FINISHED}
-    transaction.on_commit(lambda: events.send_group(race_group(race.id), message))
-    transaction.on_commit(events.notify_lobby)
+    domain_events.emit(RaceChanged(race.id, finished=race.status == Race.Status.FINISHED))
 
 
 def create_race(user: Any, *, draw: int = 1, scoring: str = "normal", max_players: int = MAX_PLAYERS,

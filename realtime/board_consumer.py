@@ -11,7 +11,9 @@ from urllib.parse import parse_qs
 from realtime.database_threads import db_async
 
 from realtime.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
+from realtime import publishing
 from realtime.socket_protocol import LEADERBOARD_FRAMES
+from games import daily_deals
 from leaderboards import services
 
 
@@ -25,7 +27,7 @@ def board_spec(query: dict[str, list[str]]) -> tuple[str, Any] | None:
     if board == "daily":
         draw = query.get("draw", ["1"])[0]
         try:
-            date = dt.date.fromisoformat(query["date"][0]) if "date" in query else services.today()
+            date = dt.date.fromisoformat(query["date"][0]) if "date" in query else daily_deals.today()
         except ValueError:
             return None
         if draw not in ("1", "3"):
@@ -48,7 +50,7 @@ class BoardConsumer(ProtocolConsumer):
                                   "detail": "board must be vegas, races or daily (with draw 1 or 3, date YYYY-MM-DD)"})
             return await self.close(code=CLOSE_NOT_FOUND)
         name, self.compute = spec
-        self.group = services.board_group(name)
+        self.group = publishing.board_group(name)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.push()
 

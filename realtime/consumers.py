@@ -22,12 +22,11 @@ from autobahn.exception import Disconnected
 from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.conf import settings
 
 from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_refusal
 
-from games import events, services, viewer_policy
-from realtime import socket_protocol
+from games import services, viewer_policy
+from realtime import publishing, socket_protocol
 from races import services as races
 from engine.views import redact_view
 from games.models import Game
@@ -190,8 +189,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 async def run_service(function: Any, *args: Any) -> Any:
     """Run a sync service call in the database thread; its channel-layer sends are
     made here, from the event loop, so that thread never waits on Redis."""
-    result, error, sends = await db_async(events.collecting_sends(function))(*args)
-    await events.send_collected(sends)
+    result, error, sends = await db_async(publishing.collecting_sends(function))(*args)
+    await publishing.send_collected(sends)
     if error is not None:
         raise error
     return result
@@ -310,7 +309,7 @@ class GameConsumer(RaceViewing, ProtocolConsumer):
 
     async def connect(self) -> None:
         self.game_id = str(self.scope["url_route"]["kwargs"]["game_id"])
-        self.group = events.game_group(self.game_id)
+        self.group = publishing.game_group(self.game_id)
         self.watching = False
         actor = self.actor()
         game, sight, refusal = await load_game(self.game_id, actor)
@@ -331,7 +330,7 @@ class GameConsumer(RaceViewing, ProtocolConsumer):
         if sight.delay or self.knowledge is not None:
             # The racers' events keep the knowledge; the race's end releases what is
             # held back (race_changed).
-            self.race_group = races.race_group(game.race_id)
+            self.race_group = publishing.race_group(game.race_id)
             await self.channel_layer.group_add(self.race_group, self.channel_name)
         await self.send_all(await self.stream.start(self.query_int("since")))
         if not self.player:
@@ -434,11 +433,11 @@ class LobbyConsumer(ProtocolConsumer):
     async def connect(self) -> None:
         self.pending: asyncio.Future | None = None
         await self.accept()
-        await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
+        await self.channel_layer.group_add(publishing.LOBBY_GROUP, self.channel_name)
         await self.send_json({"type": "lobby", **await lobby_listing()})
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
+        await self.channel_layer.group_discard(publishing.LOBBY_GROUP, self.channel_name)
         if self.pending:
             self.pending.cancel()
 
@@ -483,7 +482,7 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
 
     async def connect(self) -> None:
         self.race_id = str(self.scope["url_route"]["kwargs"]["race_id"])
-        self.group = races.race_group(self.race_id)
+        self.group = publishing.race_group(self.race_id)
         self.streams: dict[str, GameStream] = {}
         self.clock: asyncio.Future | None = None
         self.watching = False

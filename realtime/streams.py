@@ -17,7 +17,7 @@ from typing import Any
 
 from realtime.database_threads import db_async
 
-from games import events, viewer_policy
+from games import viewer_policy, wire_format
 from engine import Game as EngineGame
 from engine import Move as EngineMove
 from engine import card_name
@@ -48,7 +48,7 @@ def _raw_sight(game: Game, actor: Actor) -> viewer_policy.Sight:
 
 
 def _event(game: Game, row: Move, view: dict[str, Any] | None) -> dict[str, Any]:
-    event = events.event_of(game, row, view)
+    event = wire_format.event_of(game, row, view)
     event["_seen"], event["_live"] = row.cards_seen, row.seq < game.seq or game.is_live
     return event
 
@@ -68,7 +68,7 @@ def _catch_up(game: Game, since: int | None, actor: Actor) -> list[dict[str, Any
         if message["action"].get("card") in hidden:
             # An undo may have turned this card face down again since: don't name it.
             message["action"] = {**message["action"], "card": None}
-    messages[-1] = _event(game, rows[-1], events.view_of(game, engine))
+    messages[-1] = _event(game, rows[-1], wire_format.view_of(game, engine))
     return messages
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("engine", "solver", "games", "races", "realtime", "leaderboards", "accounts", "database", "config", "frontend")
+PACKAGES = ("engine", "solver", "api", "database", "games", "races", "realtime", "leaderboards", "accounts", "config",
+            "frontend")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
@@ -53,3 +54,15 @@ def test_the_contract_catches_an_upward_import_and_a_cycle(tmp_path: Path) -> No
     assert result.returncode != 0
     assert "Arrows point one way" in result.stdout and "games.services -> leaderboards.services" in result.stdout
     assert "No cycles are allowed in engine" in result.stdout
+
+
+def test_the_contract_catches_a_room_that_imports_the_wiring_or_sends_to_the_channel_layer(tmp_path: Path) -> None:
+    code = copy_of_the_code(tmp_path)
+    # The circle this project had: the API conventions in config, config importing games.
+    add_line(code / "api" / "input.py", "from config import settings")
+    add_line(code / "games" / "services.py", "from channels.layers import get_channel_layer")
+    result = lint_imports(code)
+    assert result.returncode != 0
+    assert "api.input -> config.settings" in result.stdout
+    assert "Only the socket tier talks to the channel layer: the rest emit domain events BROKEN" in result.stdout
+    assert "games.services -> channels (l." in result.stdout

@@ -51,7 +51,7 @@ def assert_security_headers(headers: Any, connect_src: str | None) -> None:
 @pytest.mark.parametrize("method, url, status", [
     ("get", "/", 200), ("get", "/api/lobby", 200), ("get", "/api/nothing-here", 404),
     ("put", "/api/games/", 405),
-    ("post", "/api/schema/", 405),  # an error rewritten into JSON (config/api_errors.py)
+    ("post", "/api/schema/", 405),  # an error rewritten into JSON (api/error_middleware.py)
 ])
 def test_pages_api_answers_and_api_errors_carry_the_security_headers(method, url, status):
     response = getattr(Client(), method)(url)

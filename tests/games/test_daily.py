@@ -25,6 +25,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from games import daily_deals
 from games import services as game_services
 from engine import MAX_DEAL_NUMBER, DealCode, Game as EngineGame, to_bytes
 from games.models import DailyDeal, Game, SolvedDeal
@@ -72,7 +73,7 @@ def assert_error(response, status: int, code: str) -> dict[str, Any]:
 
 
 def yesterday() -> dt.date:
-    return services.today() - dt.timedelta(days=1)
+    return daily_deals.today() - dt.timedelta(days=1)
 
 
 def end_the_day(daily: DailyDeal, days: int = 1) -> DailyDeal:
@@ -124,9 +125,9 @@ def test_same_deal_for_everyone_today():
     assert ga.code == gb.code
     assert ga.daily_id == gb.daily_id
     daily = ga.daily
-    assert daily.date == services.today() == timezone.now().date()
+    assert daily.date == daily_deals.today() == timezone.now().date()
     assert daily.draw == 1
-    assert daily.deal_number == services.daily_deal_number(daily.date, 1)  # (no pool of solved deals here)
+    assert daily.deal_number == daily_deals.daily_deal_number(daily.date, 1)  # (no pool of solved deals here)
     assert daily.code == str(DealCode(daily.deal_number, 1)) == ga.code
     # Normal scoring, draw one, both attempts ranked.
     for body in (a, b):
@@ -145,7 +146,7 @@ def test_same_deal_for_everyone_today():
 def test_daily_endpoint_lists_both_draws():
     user, client = account()
     body = get_json(APIClient(), "/api/daily")
-    assert body["date"] == services.today().isoformat()
+    assert body["date"] == daily_deals.today().isoformat()
     assert [d["draw"] for d in body["deals"]] == [1, 3]
     assert all(d["attempted"] is False and d["ranked_game"] is None for d in body["deals"])
     assert all("code" not in d and "deal_number" not in d for d in body["deals"])  # nothing to compute it from
@@ -160,11 +161,11 @@ def test_daily_endpoint_lists_both_draws():
 
 
 def test_differs_by_draw_and_by_date():
-    day = services.today()
-    one, three = services.daily_deal(day, 1), services.daily_deal(day, 3)
+    day = daily_deals.today()
+    one, three = daily_deals.daily_deal(day, 1), daily_deals.daily_deal(day, 3)
     assert one.deal_number != three.deal_number
     assert one.code.startswith("KL1-D1N-") and three.code.startswith("KL1-D3N-")
-    numbers = {services.daily_deal_number(day - dt.timedelta(days=i), draw) for i in range(60) for draw in (1, 3)}
+    numbers = {daily_deals.daily_deal_number(day - dt.timedelta(days=i), draw) for i in range(60) for draw in (1, 3)}
     assert len(numbers) == 120
     # Draw three through the API: Normal scoring, draw three, its own deal.
     _, client = account()
@@ -176,21 +177,21 @@ def test_differs_by_draw_and_by_date():
 def test_number_needs_the_secret():
     day = dt.date(2030, 1, 2)
     with override_settings(DAILY_SECRET="first secret"):
-        first = [services.daily_deal_number(day, draw) for draw in (1, 3)]
-        again = [services.daily_deal_number(day, draw) for draw in (1, 3)]
+        first = [daily_deals.daily_deal_number(day, draw) for draw in (1, 3)]
+        again = [daily_deals.daily_deal_number(day, draw) for draw in (1, 3)]
     with override_settings(DAILY_SECRET="second secret"):
-        second = [services.daily_deal_number(day, draw) for draw in (1, 3)]
+        second = [daily_deals.daily_deal_number(day, draw) for draw in (1, 3)]
     assert first == again  # deterministic under one secret
     assert first[0] != second[0] and first[1] != second[1]
     # Without DAILY_SECRET the SECRET_KEY is the secret: changing it changes the deal.
     with override_settings(DAILY_SECRET=None, SECRET_KEY="key one"):
-        k1 = services.daily_deal_number(day, 1)
+        k1 = daily_deals.daily_deal_number(day, 1)
     with override_settings(DAILY_SECRET=None, SECRET_KEY="key two"):
-        k2 = services.daily_deal_number(day, 1)
+        k2 = daily_deals.daily_deal_number(day, 1)
     assert k1 != k2
     # Every number is a valid deal number.
     for i in range(200):
-        n = services.daily_deal_number(day + dt.timedelta(days=i), 1 + 2 * (i % 2))
+        n = daily_deals.daily_deal_number(day + dt.timedelta(days=i), 1 + 2 * (i % 2))
         assert 0 <= n <= MAX_DEAL_NUMBER
         DealCode(n, 1)
 
@@ -198,12 +199,12 @@ def test_number_needs_the_secret():
 def test_the_stored_deal_is_used_once_created():
     """The deal of a day is fixed when first created: a later secret rotation must not
     change the deal people are already playing."""
-    day = services.today()
+    day = daily_deals.today()
     with override_settings(DAILY_SECRET="before"):
-        created = services.daily_deal(day, 1)
+        created = daily_deals.daily_deal(day, 1)
     with override_settings(DAILY_SECRET="after"):
-        assert services.daily_deal(day, 1).deal_number == created.deal_number
-        assert services.daily_deal_number(day, 1) != created.deal_number
+        assert daily_deals.daily_deal(day, 1).deal_number == created.deal_number
+        assert daily_deals.daily_deal_number(day, 1) != created.deal_number
 
 
 # --- the code stays secret while the day lasts ----------------------------------
@@ -233,7 +234,7 @@ def test_code_withheld_while_the_day_lasts_then_revealed():
     assert rows and all(row["code"] is None for row in rows)
     today_board = board(client, "draw=1")
     assert today_board["code"] is None
-    assert today_board["date"] == services.today().isoformat()
+    assert today_board["date"] == daily_deals.today().isoformat()
     # The day ends.
     daily = end_the_day(Game.objects.get(pk=ranked["id"]).daily)
     for body in (ranked, practice):
@@ -323,7 +324,7 @@ def test_guest_practice_claimed_on_sign_up_is_the_accounts_attempt():
 
 
 def test_daily_board_ordering():
-    daily = services.daily_deal(services.today(), 1)
+    daily = daily_deals.daily_deal(daily_deals.today(), 1)
     u = {name: account(name)[0] for name in "abcdefghij"}
     # Winners: score first, then time, then moves.
     standing(daily, u["a"], status="won", score=700, seconds=300.0, moves=150, foundation_count=52)
@@ -341,27 +342,27 @@ def test_daily_board_ordering():
     guest = standing(daily, None, status="won", score=9999, seconds=1.0, moves=90, foundation_count=52,
                      practice=True)
     assert guest.owner_id is None
-    standing(services.daily_deal(services.today(), 3), u["j"], status="won", score=9999, seconds=1.0,
+    standing(daily_deals.daily_deal(daily_deals.today(), 3), u["j"], status="won", score=9999, seconds=1.0,
              moves=90, foundation_count=52)
-    standing(services.daily_deal(yesterday(), 1), u["j"], status="won", score=9999, seconds=1.0, moves=90,
+    standing(daily_deals.daily_deal(yesterday(), 1), u["j"], status="won", score=9999, seconds=1.0, moves=90,
              foundation_count=52)
 
     body = board(APIClient(), "draw=1")
     assert players(body) == ["d", "c", "a", "b", "f", "e", "g", "i", "h"]
     assert body["count"] == 9
     assert [row["rank"] for row in body["results"]] == list(range(1, 10))
-    assert body["code"] is None and body["draw"] == 1 and body["date"] == services.today().isoformat()
+    assert body["code"] is None and body["draw"] == 1 and body["date"] == daily_deals.today().isoformat()
     first = body["results"][0]
     assert first == {"rank": 1, "player": "d", "status": "won", "score": 700, "seconds": 200.0, "moves": 120,
                      "foundation_count": 52, "game": first["game"]}
     assert Game.objects.get(pk=first["game"]).owner.username == "d"
     # Default draw is 1; the service agrees with the API.
     assert players(board(APIClient())) == players(body)
-    assert [r["player"] for r in services.daily_board(services.today(), 1)["results"]] == players(body)
+    assert [r["player"] for r in services.daily_board(daily_deals.today(), 1)["results"]] == players(body)
 
 
 def test_equal_standings_keep_the_earlier_attempt_first():
-    daily = services.daily_deal(services.today(), 1)
+    daily = daily_deals.daily_deal(daily_deals.today(), 1)
     first = standing(daily, account("early")[0], status="won", score=500, seconds=100.0, moves=100,
                      foundation_count=52)
     second = standing(daily, account("late")[0], status="won", score=500, seconds=100.0, moves=100,
@@ -377,7 +378,7 @@ def test_board_follows_real_moves():
     user, client = account("mover")
     body = start_daily(client, 1)
     game_id = body["id"]
-    rival = standing(services.daily_deal(services.today(), 1), account("rival")[0], status="live", score=0,
+    rival = standing(daily_deals.daily_deal(daily_deals.today(), 1), account("rival")[0], status="live", score=0,
                      foundation_count=0)
     path = find_path(Game.objects.get(pk=game_id).engine(), lambda e: e.foundation_count >= 1)
     assert path is not None, "no foundation move reachable on today's deal"
@@ -403,9 +404,9 @@ def test_board_follows_real_moves():
 
 
 def test_past_days_board():
-    old_day = services.today() - dt.timedelta(days=3)
-    old = services.daily_deal(old_day, 3)
-    assert old.deal_number == services.daily_deal_number(old_day, 3)
+    old_day = daily_deals.today() - dt.timedelta(days=3)
+    old = daily_deals.daily_deal(old_day, 3)
+    assert old.deal_number == daily_deals.daily_deal_number(old_day, 3)
     x, y = account("xavier")[0], account("yolanda")[0]
     standing(old, x, status="resigned", score=100, foundation_count=10)
     standing(old, y, status="won", score=600, seconds=500.0, moves=200, foundation_count=52)
@@ -421,13 +422,13 @@ def test_past_days_board():
     empty = board(APIClient(), "date=2001-01-01&draw=1")
     assert empty == {"date": "2001-01-01", "draw": 1, "code": None, "count": 0, "results": []}
     # A future day: empty, and no deal is created for it (that would fix it early).
-    future = (services.today() + dt.timedelta(days=5)).isoformat()
+    future = (daily_deals.today() + dt.timedelta(days=5)).isoformat()
     assert board(APIClient(), f"date={future}&draw=1")["count"] == 0
     assert not DailyDeal.objects.filter(date=future).exists()
 
 
 def test_board_pagination():
-    daily = services.daily_deal(services.today(), 1)
+    daily = daily_deals.daily_deal(daily_deals.today(), 1)
     users = [account(f"p{i:02d}")[0] for i in range(25)]
     for i, user in enumerate(users):  # p00 best: most cards on foundations
         standing(daily, user, status="resigned", score=10, foundation_count=40 - i)
@@ -470,7 +471,7 @@ def test_bad_parameters_are_400_json(query):
 def test_concurrent_first_attempts_give_one_ranked_attempt():
     """Two tabs pressing "play the daily" at once: still exactly one ranked attempt."""
     user = get_user_model().objects.create_user(f"twin{secrets.token_hex(3)}", password=None)
-    services.daily_deal(services.today(), 1)  # the day's deal exists; only the attempts race
+    daily_deals.daily_deal(daily_deals.today(), 1)  # the day's deal exists; only the attempts race
     barrier = threading.Barrier(6)
     errors: list[BaseException] = []
 
@@ -489,7 +490,7 @@ def test_concurrent_first_attempts_give_one_ranked_attempt():
     for thread in threads:
         thread.join(timeout=60)
     assert not errors, errors
-    attempts = Game.objects.filter(owner=user, daily__date=services.today(), daily__draw=1)
+    attempts = Game.objects.filter(owner=user, daily__date=daily_deals.today(), daily__draw=1)
     assert attempts.count() == 6
     ranked = attempts.filter(practice=False)
     assert ranked.count() == 1, (
@@ -555,7 +556,7 @@ def test_pool_deals_are_winnable_and_never_repeat():
         + [SolvedDeal(draw=3, scoring="normal", deal_number=n, result="win") for n in range(2000, 2400)])
     start = dt.date(2030, 1, 1)
     with override_settings(DAILY_SECRET="pool secret"):
-        dailies = [services.daily_deal(start + dt.timedelta(days=i), 1) for i in range(60)]
+        dailies = [daily_deals.daily_deal(start + dt.timedelta(days=i), 1) for i in range(60)]
     assert all(d.deal_number in set(winnable) for d in dailies)
     first_day: dict[int, dt.date] = {}
     repeats = []

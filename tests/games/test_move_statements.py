@@ -171,29 +171,31 @@ def test_a_move_is_two_round_trips_begin_with_the_lock_and_commit_with_the_write
 
 
 @pytest.mark.django_db(transaction=True)
-def test_after_commit_callbacks_run_once_the_fused_commit_is_done(monkeypatch):
-    from games import events
+def test_after_commit_callbacks_run_once_the_fused_commit_is_done():
+    from games import domain_events
 
     user = get_user_model().objects.create_user("published")
     game = services.create_game(Actor(user_id=user.pk), code=DEAL)
     seen = []
-    real_send = events.send_group
 
-    def send_group(group, message):
-        if group == events.game_group(game.id):
-            seen.append((message["seq"], Game.objects.get(pk=game.pk).seq))
-        real_send(group, message)
+    def record(event):
+        seen.append((event.move.seq, Game.objects.get(pk=game.pk).seq))
 
-    monkeypatch.setattr(events, "send_group", send_group)
-    services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 1)
-    services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 2)
-    # Each event was sent after its move was visible in the database.
-    assert seen == [(1, 1), (2, 2)]
+    for phase in (domain_events.PUBLISH, domain_events.AFTER_COMMIT):
+        domain_events.subscribe(domain_events.MoveApplied, record, when=phase)
+    try:
+        services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 1)
+        services.submit_move(game.pk, Actor(user_id=user.pk), {"type": "draw"}, 2)
+    finally:
+        for phase in (domain_events.PUBLISH, domain_events.AFTER_COMMIT):
+            domain_events.unsubscribe(domain_events.MoveApplied, record, when=phase)
+    # Each event's news went out after its move was visible in the database.
+    assert seen == [(1, 1), (1, 1), (2, 2), (2, 2)]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_refused_move_after_the_fused_begin_rolls_back_and_the_connection_carries_on():
-    from games.errors import ServiceError
+    from api.errors import ServiceError
 
     user = get_user_model().objects.create_user("refused")
     actor = Actor(user_id=user.pk)

@@ -13,7 +13,7 @@ from games import winnable_pool
 from engine import Game as EngineGame
 from engine import Move
 from games.models import Game, Move as MoveRow, SolvedDeal
-from leaderboards import services as boards
+from games import daily_deals
 
 WINNABLE = "KL1-D1N-AAAAAAG"  # the solver wins it in well under a second
 
@@ -121,7 +121,7 @@ def test_the_pool_command_grows_the_pool_and_resumes():
     call_command("klondike", "pool", "--mode", "D1N", "--count", "2", stdout=StringIO())
     assert SolvedDeal.objects.count() == examined, "a finished pool is not solved again"
     # The daily deal is then drawn from the pool.
-    daily = boards.daily_deal(boards.today(), 1)
+    daily = daily_deals.daily_deal(daily_deals.today(), 1)
     assert wins.filter(deal_number=daily.deal_number).exists()
 
 

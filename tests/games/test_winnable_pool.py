@@ -15,7 +15,7 @@ from games import winnable_pool
 from engine import DealCode, Game as EngineGame
 from games.models import Game, SolvedDeal
 from solver import solve
-from leaderboards import services as boards
+from games import daily_deals
 from tests.solver_pool_helpers import saturated_solvers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -137,11 +137,11 @@ def test_winnable_games_leave_the_daily_deals_their_reserve():
     # The day's deal comes from the reserve, never a deal a game was given, and is
     # handed out with it: no winnable game gets it afterwards either.
     given = Game.objects.get(pk=taken.json()["id"]).deal_number
-    daily = boards.daily_deal(boards.today(), 1)
+    daily = daily_deals.daily_deal(daily_deals.today(), 1)
     assert daily.deal_number != given
     row = SolvedDeal.objects.get(draw=1, scoring="normal", deal_number=daily.deal_number)
     assert row.handed_out_at is not None
     assert winnable_pool.unhanded(1, "normal").count() == reserve - 1
     # Asked again, the day keeps its deal and hands out nothing more.
-    assert boards.daily_deal(boards.today(), 1).deal_number == daily.deal_number
+    assert daily_deals.daily_deal(daily_deals.today(), 1).deal_number == daily.deal_number
     assert winnable_pool.unhanded(1, "normal").count() == reserve - 1

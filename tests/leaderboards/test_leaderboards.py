@@ -21,6 +21,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from races import services as races
+from games import daily_deals
 from games import services as game_services
 from engine import DealCode, Game as EngineGame, Scoring, to_bytes
 from games.models import DailyDeal, Game
@@ -77,7 +78,7 @@ def test_deal_board_best_finished_results_on_that_code(monkeypatch):
     u = {n: User.objects.create_user(n, password=None) for n in
          ["won_fast", "won_slow", "won_high", "resigned", "live", "other_draw", "vegas", "today_daily",
           "past_daily", "practice", "racing", "raced"]}
-    today, yesterday = services.today(), services.today() - dt.timedelta(days=1)
+    today, yesterday = daily_deals.today(), daily_deals.today() - dt.timedelta(days=1)
     # On the board: finished games of accounts on exactly this code.
     make_game(u["won_fast"], status="won", score=600, seconds=100.0, moves=110, foundation_count=52)
     make_game(u["won_slow"], status="won", score=600, seconds=300.0, moves=90, foundation_count=52)
@@ -288,7 +289,7 @@ def test_daily_board_pushed_when_a_ranked_attempt_starts():
         connected, _ = await comm.connect(timeout=5)
         assert connected
         first = await receive(comm, 5)
-        assert first["type"] == "board" and first["date"] == services.today().isoformat()
+        assert first["type"] == "board" and first["date"] == daily_deals.today().isoformat()
         assert first["draw"] == 3 and first["code"] is None
         await database_sync_to_async(game_services.create_game)(
             game_services.Actor(user_id=player.pk), daily=True, draw=3)
@@ -394,10 +395,10 @@ def page_plan(plans: list[tuple[str, str]]) -> str:
 def test_board_queries_use_their_indexes():
     rng = random.Random(7)
     users = User.objects.bulk_create([User(username=f"plan{i:05d}", password="!") for i in range(3000)])
-    today = services.today()
+    today = daily_deals.today()
     dailies = [DailyDeal.objects.create(date=today - dt.timedelta(days=d), draw=draw,
-                                        deal_number=services.daily_deal_number(today - dt.timedelta(days=d), draw),
-                                        code=str(DealCode(services.daily_deal_number(today - dt.timedelta(days=d),
+                                        deal_number=daily_deals.daily_deal_number(today - dt.timedelta(days=d), draw),
+                                        code=str(DealCode(daily_deals.daily_deal_number(today - dt.timedelta(days=d),
                                                                                       draw), draw)))
                for d in range(5) for draw in (1, 3)]
     codes = [DealCode(n, 1) for n in rng.sample(range(10**7), 150)]

@@ -26,7 +26,7 @@ from races import services as races
 from engine import DealCode, Game as EngineGame, Move as EngineMove, Scoring
 from engine.cards import card_name
 from engine.moves import FOUNDATION, MOVE
-from games.errors import ServiceError
+from api.errors import ServiceError
 from games.models import Game, Move
 from leaderboards import services
 from leaderboards.models import BalanceChange, VegasBalance

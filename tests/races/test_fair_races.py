@@ -343,7 +343,7 @@ def test_an_open_boards_race_names_every_card_live_and_changes_no_rating(servers
 
 
 def test_open_boards_only_for_unrated_races():
-    from games.errors import ServiceError
+    from api.errors import ServiceError
 
     host, _ = make_user("host")
     with pytest.raises(ServiceError) as refused:

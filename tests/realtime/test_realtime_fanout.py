@@ -11,11 +11,12 @@ import threading
 import pytest
 from channels.layers import get_channel_layer
 
-from games import events, services
+from games import services
+from realtime import publishing
 from realtime.database_threads import db_async
 from realtime.streams import GameStream
 from games.viewer_policy import SPECTATOR, Sight
-from tests.realtime_helpers import DEAL, WS, adb, make_user, new_game, run, submit
+from tests.realtime_helpers import WS, adb, make_user, new_game, run, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,10 +33,10 @@ def draw(game_id: str, user, seq: int) -> dict:
 def test_sends_of_a_collected_call_are_returned_not_made(alice):
     user, _ = alice
     game_id = new_game(user)
-    result, error, sends = events.collecting_sends(draw)(game_id, user, 1)
+    result, error, sends = publishing.collecting_sends(draw)(game_id, user, 1)
     assert error is None and result["seq"] == 1
     group, message = next((g, m) for g, m in sends if m["type"] == "game.event")
-    assert group == events.game_group(game_id)
+    assert group == publishing.game_group(game_id)
     event = json.loads(message["text"])
     assert message["seq"] == event["seq"] == 1 and event["type"] == "event" and event["game"] == game_id
     assert event["view"] == result["view"] and event["action"] == result["move"]
@@ -44,7 +45,7 @@ def test_sends_of_a_collected_call_are_returned_not_made(alice):
 def test_a_failed_collected_call_returns_its_error_and_sends_nothing(alice):
     user, _ = alice
     game_id = new_game(user)
-    result, error, sends = events.collecting_sends(draw)(game_id, user, 5)
+    result, error, sends = publishing.collecting_sends(draw)(game_id, user, 5)
     assert result is None and isinstance(error, services.ServiceError) and error.code == "seq_conflict"
     assert sends == []
 
@@ -86,18 +87,18 @@ def test_a_spectator_sees_each_event_once_in_order_when_the_layer_drops_and_repe
         spectator = await WS.open(f"/ws/games/{game_id}/")
         assert (await spectator.recv_type("snapshot"))["seq"] == 0
         # Two moves whose events the layer "loses": collected, never sent.
-        collected = [await adb(events.collecting_sends(draw))(game_id, user, seq) for seq in (1, 2)]
+        collected = [await adb(publishing.collecting_sends(draw))(game_id, user, seq) for seq in (1, 2)]
         (first, _, first_sends), (second, _, second_sends) = collected
         layer = get_channel_layer()
-        event_of = dict(second_sends)[events.game_group(game_id)]
-        await layer.group_send(events.game_group(game_id), event_of)       # seq 2 arrives: 1 is missing
+        event_of = dict(second_sends)[publishing.game_group(game_id)]
+        await layer.group_send(publishing.game_group(game_id), event_of)       # seq 2 arrives: 1 is missing
         filled = await spectator.recv_type("event")
         live = await spectator.recv_type("event")
         assert (filled["seq"], live["seq"]) == (1, 2)
         assert filled["action"] == first["move"] and live["view"] == second["view"]
-        repeat = dict(first_sends)[events.game_group(game_id)]
-        await layer.group_send(events.game_group(game_id), repeat)          # a late duplicate
-        await layer.group_send(events.game_group(game_id), event_of)        # and a repeat
+        repeat = dict(first_sends)[publishing.game_group(game_id)]
+        await layer.group_send(publishing.game_group(game_id), repeat)          # a late duplicate
+        await layer.group_send(publishing.game_group(game_id), event_of)        # and a repeat
         assert await spectator.quiet() == []
         # The next live event comes through as sent, once.
         third = await adb(draw)(game_id, user, 3)

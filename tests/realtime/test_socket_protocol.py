@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from games import services
 from realtime import consumers, socket_protocol
 from races import services as races
-from games.errors import ServiceError
+from api.errors import ServiceError
 from games.models import Game
 from races.models import Race
 from realtime.board_consumer import BoardConsumer

@@ -1,4 +1,4 @@
-"""A request thread's group sends (games/events.py): handed to the server's event loop
+"""A request thread's group sends (realtime/publishing.py): handed to the server's event loop
 and made there in the order they were handed over, over the real
 channel layer."""
 
@@ -9,7 +9,7 @@ import asyncio
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from games.events import LoopPublisher, send_group
+from realtime.publishing import LoopPublisher, send_group
 
 
 def test_sends_from_a_request_thread_arrive_in_the_order_they_were_made() -> None:

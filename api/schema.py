@@ -9,8 +9,17 @@ from typing import Any
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import force_instance
+from rest_framework import serializers
 
-from config.api_input import StrictSerializer
+from api.input import StrictSerializer
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The one error shape, for the schema (api.error_responses writes it)."""
+
+    error = serializers.CharField(help_text="stable machine-readable code")
+    detail = serializers.CharField(help_text="a sentence for the player")
+
 
 NO_NUL_PATTERN = "^[^\\x00]*$"  # DRF refuses a NUL in any text field; PostgreSQL could not store it
 
@@ -32,8 +41,6 @@ class ErrorDocumentingSchema(AutoSchema):
     }
 
     def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
-        from games.serializers import ErrorSerializer
-
         responses = super()._get_response_bodies(direction)
         for code, description in self.COMMON_ERRORS.items():
             if code not in responses:

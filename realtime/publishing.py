@@ -1,14 +1,16 @@
-"""Game events: built inside the move transaction, published after it commits.
+"""How news reaches the channel layer: the groups' names, and the sends of request
+threads (handed to the event loop) and of database threads (collected for the
+consumer to make).
 
-Every event of a game carries the game's sequence number. Redis (the channel layer)
-only carries news: a consumer that sees a gap fetches the missing events from
-Postgres, and a reconnecting client sends the last number it saw.
+Redis only carries news: every event of a game carries the game's sequence number,
+a consumer that sees a gap fetches the missing events from Postgres, and a
+reconnecting client sends the last number it saw. What is sent when is decided by
+realtime.listeners, from the domain events of the rooms below.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 from collections.abc import Callable
@@ -16,11 +18,6 @@ from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
-
-from engine import Game as EngineGame
-from games import viewer_policy
-from games.models import Game, Move
 
 LOBBY_GROUP = "lobby"
 
@@ -31,51 +28,12 @@ def game_group(game_id: Any) -> str:
     return f"game.{game_id}"
 
 
-def view_of(game: Game, engine: EngineGame) -> dict[str, Any]:
-    """The board every viewer may see (games.viewer_policy): every card once nothing is
-    secret any more, the public view before that. Sockets render it further per viewer."""
-    return viewer_policy.Sight(viewer_policy.SPECTATOR, reveal=game.reveals_everything).view(engine)
+def race_group(race_id: Any) -> str:
+    return f"race.{race_id}"
 
 
-def event_of(game: Game, row: Move, view: dict[str, Any] | None) -> dict[str, Any]:
-    """The wire form of one event. ``view`` is the board after it (omitted for the
-    earlier events of a catch-up, whose boards are not needed)."""
-    event = {
-        "type": "event",
-        "game": str(game.id),
-        "seq": row.seq,
-        "action": row.action,
-        "score": row.score,
-        "moves": row.moves,
-        "at": row.created_at.isoformat(),
-    }
-    if view is not None:
-        event["view"] = view
-        event["status"] = game.status
-    return event
-
-
-def publish_after_commit(game: Game, row: Move, engine: EngineGame) -> dict[str, Any]:
-    """Queue the event for the game's channel group once the transaction commits; the
-    event in its wire form."""
-    event = event_of(game, row, view_of(game, engine))
-    # Encoded once here, not once per watching connection: most connections send the
-    # text as it is (GameStream.next_in_line).
-    message = {"type": "game.event", "seq": row.seq, "text": json.dumps(event), **seen_by_mover(game)}
-    transaction.on_commit(lambda: send_group(game_group(game.id), message))
-    if not game.is_live or row.seq == 1:
-        transaction.on_commit(notify_lobby)
-    return event
-
-
-def seen_by_mover(game: Game) -> dict[str, Any]:
-    """What the mover has seen rides with the event, for the fair-race rendering of each
-    connection (games.viewer_policy.RaceKnowledge); it is never sent to a client."""
-    return {"seen": game.cards_seen, "live": game.is_live}
-
-
-def notify_lobby() -> None:
-    send_group(LOBBY_GROUP, {"type": "lobby.changed"})
+def board_group(board: str) -> str:
+    return f"board.{board}"
 
 
 _outbox = threading.local()

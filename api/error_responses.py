@@ -10,8 +10,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from config.api_errors import ERRORS, is_api, not_found_detail
-from games.services import ServiceError
+from api.error_middleware import ERRORS, is_api, not_found_detail
+from api.errors import ServiceError
 
 
 def _first_message(detail: Any, path: str = "") -> str:

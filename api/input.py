@@ -1,6 +1,6 @@
 """Request input taken as JSON and the OpenAPI schema say it: 1 is not true, "1" is not
 1, 5 is not "5", " alice" is not "alice", and a field the request does not declare is
-refused, not ignored (config/schema.py declares additionalProperties: false for these)."""
+refused, not ignored (api/schema.py declares additionalProperties: false for these)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from games.errors import ServiceError
+from api.errors import ServiceError
 
 MAX_PAGE = 100
 MAX_OFFSET = 10**7  # a deeper page costs the database more than any reader needs
@@ -24,7 +24,7 @@ class StrictSerializer(serializers.Serializer):
     """A request body: refuses fields it does not declare (a typo such as "pubilc"
     would otherwise pass unnoticed), like the socket protocol's frames do.
     ``schema_constraints``: JSON Schema keywords for what ``validate()`` checks
-    across fields, added to the body's schema (config/schema.py)."""
+    across fields, added to the body's schema (api/schema.py)."""
 
     schema_constraints: dict[str, Any] = {}
 

@@ -1,0 +1,67 @@
+"""The news the socket tier sends, heard from the domain events of the rooms below
+(games, races, leaderboards) once their transactions commit: nothing below imports
+this room, and none of them knows there are sockets.
+
+Each move's event goes to its game's group (the player's other tabs, spectators)
+and, in a race, to the race's group (the opponents' boards); the lobby hears of
+games that start and end and of races that change; a board's watchers hear that it
+may have moved. The mover's cards seen ride with a move's event, for each
+connection's fair-race rendering (games.viewer_policy.RaceKnowledge); they are
+never sent to a client.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from games import domain_events
+from games.domain_events import GameStarted, MoveApplied
+from leaderboards.domain_events import BoardChanged
+from races.domain_events import RaceChanged
+from realtime import publishing
+
+
+def move_applied(event: MoveApplied) -> None:
+    game, move = event.game, event.move
+    seen = {"seen": move.cards_seen, "live": not event.ended_the_game}
+    # Encoded once here, not once per watching connection: most connections send the
+    # text as it is (realtime.streams.GameStream.next_in_line).
+    publishing.send_group(publishing.game_group(game.id),
+                          {"type": "game.event", "seq": move.seq, "text": json.dumps(event.wire), **seen})
+    if event.ended_the_game or move.seq == 1:
+        lobby_changed()
+    if game.race_id is not None:
+        publishing.send_group(publishing.race_group(game.race_id), {"type": "racer.event", "event": event.wire, **seen})
+
+
+def game_started(event: GameStarted) -> None:
+    # A race's games are news of their race (race_changed).
+    if event.game.race_id is None:
+        lobby_changed()
+
+
+def race_changed(event: RaceChanged) -> None:
+    publishing.send_group(publishing.race_group(event.race_id), {"type": "race.changed", "finished": event.finished})
+    lobby_changed()
+
+
+def board_changed(event: BoardChanged) -> None:
+    publishing.send_group(publishing.board_group(event.board), {"type": "board.changed"})
+
+
+def lobby_changed() -> None:
+    publishing.send_group(publishing.LOBBY_GROUP, {"type": "lobby.changed"})
+
+
+HANDLERS: dict[type, Any] = {
+    MoveApplied: move_applied,
+    GameStarted: game_started,
+    RaceChanged: race_changed,
+    BoardChanged: board_changed,
+}
+
+
+def subscribe() -> None:
+    for event_type, handler in HANDLERS.items():
+        domain_events.subscribe(event_type, handler, when=domain_events.PUBLISH)
