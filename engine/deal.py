@@ -79,19 +79,25 @@ class DealCode:
             raise DealCodeError(
                 "bad_prefix", f"the code must start with {PREFIX} (Klondike, deal algorithm version 1), not {prefix!r}"
             )
-        if len(mode) != 3 or mode[0] != "D":
-            raise DealCodeError("bad_mode", f"the middle part must be D1N, D1V, D3N or D3V, not {mode!r}")
-        if mode[1] not in "13":
-            raise DealCodeError("bad_draw", f"the draw must be D1 or D3, not {mode[:2]!r}")
-        if mode[2] not in "NV":
-            raise DealCodeError("bad_scoring", f"the scoring must be N (Normal) or V (Vegas), not {mode[2]!r}")
-        scoring = Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL
-        return cls(decode_number(number), int(mode[1]), scoring)
+        draw, scoring = parse_mode(mode)
+        return cls(decode_number(number), draw, scoring)
 
     @classmethod
     def random(cls, draw: int = 1, scoring: Scoring = Scoring.NORMAL) -> "DealCode":
         """A fresh code with a deal number from the operating system's CSPRNG."""
         return cls(secrets.randbelow(MAX_DEAL_NUMBER + 1), draw, scoring)
+
+
+def parse_mode(mode: str) -> tuple[int, Scoring]:
+    """A code's middle part (``D1N``, ``D1V``, ``D3N``, ``D3V``, upper case): its draw
+    and scoring."""
+    if len(mode) != 3 or mode[0] != "D":
+        raise DealCodeError("bad_mode", f"the middle part must be D1N, D1V, D3N or D3V, not {mode!r}")
+    if mode[1] not in "13":
+        raise DealCodeError("bad_draw", f"the draw must be D1 or D3, not {mode[:2]!r}")
+    if mode[2] not in "NV":
+        raise DealCodeError("bad_scoring", f"the scoring must be N (Normal) or V (Vegas), not {mode[2]!r}")
+    return int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL
 
 
 def encode_number(number: int) -> str:

@@ -3,12 +3,16 @@ shows from the API and the WebSockets (public views only: no deal data in HTML).
 
 from django.urls import path
 
+from engine import format_score
+from engine.game import VEGAS_START, VEGAS_TO_FOUNDATION
 from frontend import views
 
 app_name = "frontend"
 
 urlpatterns = [
-    path("", views.page("home"), name="home"),
+    # The Vegas note names the engine's figures rather than repeat them.
+    path("", views.page("home", vegas_start=format_score(VEGAS_START, vegas=True),
+                        vegas_per_card=format_score(VEGAS_TO_FOUNDATION, vegas=True)), name="home"),
     path("games/<uuid:game_id>/", views.page("game"), name="game"),
     path("watch/<uuid:game_id>/", views.page("game", watch=True), name="watch"),
     path("races/<uuid:race_id>/", views.page("race"), name="race"),

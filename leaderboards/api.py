@@ -73,6 +73,7 @@ class DailyBoardSerializer(serializers.Serializer):
 
 class DealBoardSerializer(serializers.Serializer):
     code = serializers.CharField()
+    scoring = serializers.ChoiceField(["normal", "vegas"], help_text="the deal's scoring, read from its code")
     count = serializers.IntegerField()
     results = StandingSerializer(many=True)
 

@@ -206,7 +206,7 @@ def deal_board(code: DealCode, offset: int = 0, limit: int = BOARD_PAGE) -> dict
              .order_by(*Game.BOARD_ORDER))
     count, rows = page(f"deal:{code.number}:{code.draw}:{code.scoring.value}", games, offset, limit,
                        **STANDING_PAGE)
-    return {"code": str(code), "count": count, "results": standing_rows(rows, offset)}
+    return {"code": str(code), "scoring": code.scoring.value, "count": count, "results": standing_rows(rows, offset)}
 
 
 def vegas_board(offset: int = 0, limit: int = BOARD_PAGE) -> dict[str, Any]:

@@ -112,7 +112,7 @@ def test_deal_board_best_finished_results_on_that_code(monkeypatch):
 
     client = APIClient()
     body = client.get(f"/api/leaderboards/deals/{CODE}").json()
-    assert body["code"] == str(CODE)
+    assert body["code"] == str(CODE) and body["scoring"] == "normal"
     assert names(body) == ["won_high", "won_fast", "won_slow", "raced", "resigned", "past_daily"]
     assert body["count"] == 6
     assert [r["rank"] for r in body["results"]] == [1, 2, 3, 4, 5, 6]
@@ -127,7 +127,8 @@ def test_deal_board_best_finished_results_on_that_code(monkeypatch):
     vegas = DealCode(CODE.number, 1, Scoring.VEGAS)
     make_game(u["won_fast"], vegas, kind="ranked", status="resigned", score=-27, foundation_count=5)
     make_game(u["won_slow"], vegas, kind="ranked", status="live", score=-17, foundation_count=7)
-    assert names(client.get(f"/api/leaderboards/deals/{vegas}").json()) == ["vegas", "won_fast"]
+    vegas_board = client.get(f"/api/leaderboards/deals/{vegas}").json()
+    assert names(vegas_board) == ["vegas", "won_fast"] and vegas_board["scoring"] == "vegas"
     # When the race finishes and the day ends, their results join the board.
     assert races.finish_race(running.pk, force=True)
     assert names(client.get(f"/api/leaderboards/deals/{CODE}").json())[0] == "racing"

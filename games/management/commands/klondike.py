@@ -99,11 +99,12 @@ class Command(BaseCommand):
     def grow_pool(self, options: dict[str, Any]) -> None:
         """Solve random deals until the pool holds ``--count`` wins for the mode.
         Every deal tried is stored, so an interrupted run resumes where it stopped."""
+        from engine.deal import parse_mode
         from games.models import SolvedDeal
         from games.solver_jobs import solve_deal
 
-        mode = options["mode"]
-        draw, scoring = int(mode[1]), "vegas" if mode[2] == "V" else "normal"
+        draw, mode_scoring = parse_mode(options["mode"])
+        scoring = mode_scoring.value
         done = SolvedDeal.objects.filter(draw=draw, scoring=scoring)
         # The pool is the wins not handed out yet (to a winnable game or a daily deal).
         stock = done.filter(result=SolvedDeal.Result.WIN, handed_out_at=None)

@@ -683,30 +683,11 @@ function clone(view) {
   };
 }
 
-/** The column the engine picks for a double tap (RULES.md "Smart destinations"). */
-export function smartColumn(view, card, fromColumn = -1) {
-  if (rankOf(card) === 13) {
-    const empty = view.tableau.findIndex((col, i) => i !== fromColumn && col.down === 0 && col.up.length === 0);
-    return empty;
-  }
-  let best = -1;
-  let bestSize = -1;
-  view.tableau.forEach((col, i) => {
-    if (i === fromColumn) return;
-    const top = col.up[col.up.length - 1];
-    if (!top || top === TURNING || top === UNSEEN) return;
-    const red = SUITS[suitOf(card)].red;
-    if (SUITS[suitOf(top)].red !== red && rankOf(top) === rankOf(card) + 1) {
-      const size = col.down + col.up.length;
-      if (size > bestSize) { best = i; bestSize = size; }
-    }
-  });
-  return best;
-}
-
-/** The view after a card move, or null when the client cannot tell (the server decides). */
+/** The view after a card move, or null when the client cannot tell (the server decides).
+ * A double tap ("to": "tableau") is not guessed: which column it picks is a rule
+ * (RULES.md "Smart destinations"), and rules live in the engine only. */
 export function predict(view, move) {
-  if (!view || move.type !== "move") return null;
+  if (!view || move.type !== "move" || move.to === "tableau") return null;
   const next = clone(view);
   const card = move.card;
   // Take the card (and the run on it) from where it is.
@@ -735,18 +716,13 @@ export function predict(view, move) {
     }
   }
   if (!run) return null;
-  let to = move.to;
+  const to = move.to;
   if (to === "foundation") {
     if (run.length !== 1) return null;
     const suit = suitOf(card);
     next.foundations[suit] = card;
     next.foundation_count += 1;
     return next;
-  }
-  if (to === "tableau") {
-    const column = smartColumn(view, card, fromColumn);
-    if (column < 0) return null;
-    to = COLUMNS[column];
   }
   const index = COLUMNS.indexOf(to);
   if (index < 0 || index === fromColumn) return null;

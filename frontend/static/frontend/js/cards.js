@@ -16,7 +16,6 @@ const RANK_WORDS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 
 export function rankOf(card) { return RANKS.indexOf(card[0]) + 1; }
 export function suitOf(card) { return card[1]; }
-export function isRed(card) { return SUITS[card[1]].red; }
 export function rankText(card) { return card[0] === "T" ? "10" : card[0]; }
 
 /** "9 of spades", "ace of hearts", "10 of diamonds". */
@@ -32,9 +31,3 @@ export function cardShort(card) {
 }
 
 export function cardOf(rank, suit) { return RANKS[rank - 1] + suit; }
-
-/** Whether `card` may go on `target` in the tableau (opposite colour, one lower). */
-export function fitsOn(card, target) {
-  if (!target) return rankOf(card) === 13;
-  return isRed(card) !== isRed(target) && rankOf(target) === rankOf(card) + 1;
-}

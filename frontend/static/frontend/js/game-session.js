@@ -175,8 +175,9 @@ export class GameSession {
   draw() {
     const v = this.shown();
     if (!v) return;
+    // Whether the waste may go back is the engine's to say (no second pass in Vegas).
     if (v.stock.count > 0) this.move({ type: "draw" });
-    else if (v.waste.count > 0) this.move({ type: "recycle" });
+    else if (v.can_recycle) this.move({ type: "recycle" });
   }
 
   act(frame, move) {

@@ -89,7 +89,7 @@ async function load() {
   else if (!rows.length) replace(table, h("p", { class: "empty" }, "No results yet."));
   else {
     const cols = columns(state.tab);
-    const scoring = state.tab === "deal" && /-D[13]V-/i.test(state.code) ? "vegas" : "normal";
+    const scoring = data.scoring || "normal";
     replace(table,
       data.code ? h("p", { class: "muted" }, "Deal ", h("code", {}, data.code)) : null,
       h("div", { class: "table-wrap" }, h("table", {},
