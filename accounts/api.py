@@ -1,24 +1,27 @@
-"""Sign up, log in, log out, profile. Browsers use the session; API clients the token
-returned by sign-up and log-in (``Authorization: Token …``)."""
+"""Sign up, log in, log out, profile, personal access tokens and socket tickets.
+Browsers use the session; API clients a personal access token their owner made from a
+signed-in session (``Authorization: Token kl_…``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts import login_guard
+from accounts import login_guard, tokens
+from accounts.authentication import SignedInSession
+from accounts.models import AccessToken
 from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
 from games.api import GUEST_SESSION_KEY, retry_after, validated
 from games.models import Game
@@ -77,7 +80,6 @@ class CsrfSerializer(serializers.Serializer):
 
 class SessionSerializer(serializers.Serializer):
     username = serializers.CharField()
-    token = serializers.CharField(help_text="for API clients: send 'Authorization: Token <token>'")
     claimed_games = serializers.IntegerField(help_text="guest games of this browser now in the account")
 
 
@@ -92,12 +94,12 @@ def public_profile(user: Any) -> dict[str, Any]:
 
 
 def start_session(request: Request, user: Any) -> dict[str, Any]:
-    """Log the user in, hand over the browser's guest games, and return a token."""
+    """Log the user in and hand over the browser's guest games. No token: the browser
+    has its session cookie, and API clients make tokens on purpose (TokensView)."""
     guest_key = request.session.get(GUEST_SESSION_KEY, "")
     login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
     claimed = claim_guest_games(guest_key, user.pk)
-    token, _ = Token.objects.get_or_create(user=user)
-    return {"username": user.username, "token": token.key, "claimed_games": claimed}
+    return {"username": user.username, "claimed_games": claimed}
 
 
 class CsrfView(APIView):
@@ -169,11 +171,16 @@ class LogOutView(APIView):
 class MeView(APIView):
     permission_classes = [IsAuthenticated]
 
+    def get_permissions(self) -> list[Any]:
+        # Any token may read the profile; changing it needs the session.
+        return [IsAuthenticated()] if self.request.method == "GET" else [SignedInSession()]
+
     @extend_schema(summary="My profile", responses={200: ProfileSerializer, 403: ErrorSerializer})
     def get(self, request: Request) -> Response:
         return Response({**public_profile(request.user), "email": request.user.email})
 
-    @extend_schema(summary="Update my profile", request=ProfileUpdateSerializer,
+    @extend_schema(summary="Update my profile", description="Needs a signed-in session (`session_required`).",
+                   request=ProfileUpdateSerializer,
                    responses={200: ProfileSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
     def patch(self, request: Request) -> Response:
         data = validated(ProfileUpdateSerializer, request.data)
@@ -192,3 +199,81 @@ class ProfileView(APIView):
         if user is None:
             raise ServiceError("not_found", "there is no such player", 404)
         return Response(public_profile(user))
+
+
+# -- personal access tokens -------------------------------------------------------
+
+
+class TokenCreateSerializer(StrictSerializer):
+    name = StrictCharField(max_length=60, min_length=1, help_text="what the token is for, e.g. 'my bot'")
+    scope = serializers.ChoiceField(AccessToken.Scope.values,
+                                    help_text="`read`: your own private data; `play`: also moves, races and games")
+    expires_in_days = serializers.IntegerField(min_value=1, max_value=tokens.MAX_EXPIRY_DAYS, default=30)
+
+
+class TokenSerializer(serializers.Serializer):
+    id = serializers.CharField(source="token_key", help_text="the secret's first characters, to tell tokens apart")
+    name = serializers.CharField()
+    scope = serializers.CharField()
+    legacy = serializers.BooleanField(help_text="made before tokens were hashed: revoke it and make a new one")
+    created = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(source="expiry", allow_null=True)
+    last_used_at = serializers.DateTimeField(allow_null=True, help_text="to within a few minutes")
+
+
+class NewTokenSerializer(TokenSerializer):
+    token = serializers.CharField(help_text="the secret, shown this once: send 'Authorization: Token <token>'")
+
+
+class TicketSerializer(serializers.Serializer):
+    ticket = serializers.CharField(help_text="for the socket's URL: ?ticket=<ticket>")
+    expires_in = serializers.IntegerField(help_text="seconds; good for one handshake")
+
+
+class TokensView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_scope = "tokens"
+
+    def get_throttles(self) -> list[Any]:
+        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+
+    @extend_schema(summary="My access tokens", description="Needs a signed-in session.",
+                   responses={200: TokenSerializer(many=True), 401: ErrorSerializer, 403: ErrorSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(TokenSerializer(tokens.owned(request.user), many=True).data)
+
+    @extend_schema(summary="Make an access token", description="Needs a signed-in session: a token cannot make "
+                   "tokens. The secret is in this answer only.", request=TokenCreateSerializer,
+                   parameters=[retry_after(429)],
+                   responses={201: NewTokenSerializer, 400: ErrorSerializer, 403: ErrorSerializer,
+                              409: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(TokenCreateSerializer, request.data)
+        token, secret = tokens.issue(request.user, name=data["name"], scope=data["scope"],
+                                     expires_in_days=data["expires_in_days"])
+        return Response({**TokenSerializer(token).data, "token": secret}, status=201)
+
+
+class TokenView(APIView):
+    permission_classes = [SignedInSession]
+
+    @extend_schema(summary="Revoke an access token", description="Its open sockets are closed.", request=None,
+                   responses={204: None, 403: ErrorSerializer, 404: ErrorSerializer})
+    def delete(self, request: Request, token_id: str) -> Response:
+        tokens.revoke(request.user, token_id)
+        return Response(status=204)
+
+
+class SocketTicketView(APIView):
+    """For socket clients that cannot set an Authorization header."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "socket_ticket"
+
+    @extend_schema(summary="A ticket for one socket handshake", request=None, parameters=[retry_after(429)],
+                   responses={201: TicketSerializer, 401: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        token = request.auth if isinstance(request.auth, AccessToken) else None
+        ticket = tokens.ticket_for(request.user.pk, token)
+        return Response({"ticket": ticket, "expires_in": settings.SOCKET_TICKET_SECONDS}, status=201)

@@ -1,9 +1,10 @@
-"""Session authentication with CSRF for guests too.
+"""Who is asking: a personal access token (``Authorization: Token kl_…``) for API
+clients, the session cookie for browsers.
 
-DRF checks CSRF only for users authenticated by session. Guests also own games
-through their session cookie, so a request that carries the session cookie gets the
-same check whether or not anyone is logged in; token clients send no cookie and are
-not affected."""
+Session authentication checks CSRF for guests too: DRF checks it only for users
+authenticated by session, but guests also own games through their session cookie, so
+a request that carries the session cookie gets the same check whether or not anyone is
+logged in; token clients send no cookie and are not affected."""
 
 from __future__ import annotations
 
@@ -11,9 +12,55 @@ from typing import Any
 
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
+
+from accounts import tokens
+from accounts.models import AccessToken
+
+
+class AccessTokenAuthentication(TokenAuthentication):
+    """Knox's header parsing; the check is ``accounts.tokens.authenticate`` (one query,
+    expired tokens refused rather than deleted, the last use recorded sparingly). A
+    ``read`` token may only read."""
+
+    def authenticate_credentials(self, key: bytes) -> tuple[Any, AccessToken]:
+        try:
+            token = tokens.authenticate(key.decode("latin-1"))
+        except tokens.TokenRefused as refused:
+            raise exceptions.AuthenticationFailed(refused.detail, code=refused.code) from None
+        return token.user, token
+
+    def authenticate(self, request: Request) -> Any:
+        result = super().authenticate(request)
+        if result is not None and result[1].scope == AccessToken.Scope.READ and request.method not in SAFE_METHODS:
+            raise exceptions.PermissionDenied("this token's scope is read: it cannot play or change anything",
+                                              code="token_scope")
+        return result
+
+
+class SignedInSession(BasePermission):
+    """Managing the account (its tokens, email, password, two-factor, export, deletion)
+    needs a signed-in session: an API token never does it."""
+
+    message = "this needs a signed-in session: an API token cannot manage the account"
+    code = "session_required"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        # Not signed in at all: DRF answers 401 not_authenticated.
+        return request.user.is_authenticated and not isinstance(request.auth, AccessToken)
+
+
+class TokenScheme(OpenApiAuthenticationExtension):
+    target_class = AccessTokenAuthentication
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "a personal access token: `Token kl_…` (scope read or play)"}
 
 
 class SessionAuthenticationWithGuestCsrf(SessionAuthentication):

@@ -1,10 +1,12 @@
-"""Accounts: Django's user with usernames unique regardless of case."""
+"""Accounts: Django's user with usernames unique regardless of case, and the personal
+access tokens of API clients."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
+from knox.models import AbstractAuthToken
 
 
 class CaseInsensitiveUserManager(UserManager):
@@ -23,3 +25,27 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+
+class AccessToken(AbstractAuthToken):
+    """A personal access token for API clients (django-rest-knox's custom token model):
+    only its SHA-512 digest is stored, and the first characters of the secret
+    (``token_key``, e.g. ``kl_3fa9c2b1d0e4``) name it in lists. Browsers never get one:
+    they use their session."""
+
+    class Scope(models.TextChoices):
+        READ = "read", "read: your own private data"
+        PLAY = "play", "play: moves, races and your own games"
+
+    name = models.CharField(max_length=60)
+    scope = models.CharField(max_length=8, choices=Scope.choices)
+    # A token from before tokens were hashed (hashed in place by the migration).
+    legacy = models.BooleanField(default=False)
+    # Recorded at most every TOKEN_LAST_USED_EVERY, not a write per request.
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.token_key}… ({self.name}, {self.scope})"

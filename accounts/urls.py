@@ -8,5 +8,8 @@ urlpatterns = [
     path("accounts/login", api.LogInView.as_view(), name="login"),
     path("accounts/logout", api.LogOutView.as_view(), name="logout"),
     path("accounts/me", api.MeView.as_view(), name="me"),
+    path("accounts/tokens", api.TokensView.as_view(), name="tokens"),
+    path("accounts/tokens/<str:token_id>", api.TokenView.as_view(), name="token"),
+    path("accounts/socket-ticket", api.SocketTicketView.as_view(), name="socket-ticket"),
     path("players/<str:username>", api.ProfileView.as_view(), name="player"),
 ]

@@ -156,16 +156,14 @@ def server_env() -> dict[str, str]:
 
 def make_users(spectators: int) -> tuple[list[tuple[Any, str]], list[str]]:
     """The racers (user, token) and the signed-in spectators' tokens (one in five)."""
-    import binascii
-
     from django.contrib.auth.hashers import make_password
-    from rest_framework.authtoken.models import Token
 
     from accounts.models import User
+    from accounts.tokens import issue
 
     def create(name: str) -> tuple[Any, str]:
         user = User.objects.create(username=name, password=make_password(None))
-        return user, Token.objects.create(user=user, key=binascii.hexlify(os.urandom(20)).decode()).key
+        return user, issue(user, name="bench", scope="play", expires_in_days=1)[1]
 
     racers = [create(f"racer{i}") for i in range(RACERS)]
     watchers = [create(f"watcher{j:02d}")[1] for j in range(0, spectators, 5)]

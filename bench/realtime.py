@@ -83,21 +83,20 @@ HEALTH_TIMEOUT = 60.0
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 
 SETUP_CODE = r"""
-import binascii, json, os
+import json, os
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 from accounts.models import User
+from accounts.tokens import issue
 from games.services import Actor, create_game
 
 n = int(os.environ["BENCH_GAMES"])
 with transaction.atomic():
     users = User.objects.bulk_create(
         [User(username=f"bench{i:05d}", password=make_password(None)) for i in range(n)])
-    tokens = Token.objects.bulk_create(
-        [Token(user=u, key=binascii.hexlify(os.urandom(20)).decode()) for u in users])
+    tokens = [issue(u, name="bench", scope="play", expires_in_days=1)[1] for u in users]
     games = [create_game(Actor(user_id=u.pk), draw=1, scoring="normal", public=True) for u in users]
-print("BENCH_FIXTURES " + json.dumps([{"game": str(g.id), "token": t.key} for g, t in zip(games, tokens)]))
+print("BENCH_FIXTURES " + json.dumps([{"game": str(g.id), "token": t} for g, t in zip(games, tokens)]))
 """
 
 

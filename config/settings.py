@@ -34,6 +34,9 @@ WINNABLE_POOL_LOW, WINNABLE_POOL_HIGH  the stock of winnable deals per mode: top
 HTTPS           bool, default false: TLS is in front (secure cookies, HSTS, http redirected)
 HSTS_SECONDS    int, default one year with HTTPS, else 0
 HSTS_PRELOAD    bool, default false
+THROTTLE_SOCKET_TICKET, THROTTLE_TOKENS  socket tickets and token creations per client
+TOKEN_LAST_USED_EVERY  int seconds between writes of a token's last use, default 300
+SOCKET_TICKET_SECONDS  int, how long a socket ticket is good for, default 30
 """
 
 from __future__ import annotations
@@ -359,7 +362,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -445,7 +448,7 @@ AUTH_PASSWORD_VALIDATORS = [
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous API call then gets 401 with WWW-Authenticate.
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.AccessTokenAuthentication",
         "accounts.authentication.SessionAuthenticationWithGuestCsrf",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -458,8 +461,23 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "login": env_str("THROTTLE_LOGIN", "10/min"),
         "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
+        "socket_ticket": env_str("THROTTLE_SOCKET_TICKET", "60/min"),
+        "tokens": env_str("THROTTLE_TOKENS", "30/hour"),
     },
 }
+
+# Personal access tokens (accounts.tokens): django-rest-knox with its custom token
+# model, stored as SHA-512 digests; the secret starts "kl_" (secret scanners can find it).
+KNOX_TOKEN_MODEL = "accounts.AccessToken"
+# Knox's own migrations create its default token table even when the model is swapped
+# (its migrations predate the swap): with the model swapped that table is never used.
+MIGRATION_MODULES = {"knox": None}
+REST_KNOX = {"TOKEN_PREFIX": "kl_", "AUTH_HEADER_PREFIX": "Token", "TOKEN_TTL": None}
+# A token's last use is written at most this often (seconds), not once per request.
+TOKEN_LAST_USED_EVERY = env_int("TOKEN_LAST_USED_EVERY", 300)
+# A socket ticket (for clients that cannot set headers) is good for one handshake within
+# this many seconds.
+SOCKET_TICKET_SECONDS = env_int("SOCKET_TICKET_SECONDS", 30)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Klondike API",

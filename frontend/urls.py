@@ -20,4 +20,5 @@ urlpatterns = [
     path("players/<str:username>/", views.page("profile"), name="profile"),
     path("signup/", views.page("signup"), name="signup"),
     path("login/", views.page("login"), name="login"),
+    path("account/", views.page("account"), name="account"),
 ]

@@ -18,6 +18,7 @@ TITLES = {
     "profile": "Player",
     "signup": "Sign up",
     "login": "Log in",
+    "account": "Your account",
 }
 
 

@@ -43,6 +43,7 @@ RATE_BURST = 40.0
 MAX_VIOLATIONS = 50
 
 # Close codes (docs/realtime.md).
+CLOSE_UNAUTHORIZED = 4401  # a token or ticket refused or revoked: get a new one
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_ABUSE = 4429
@@ -110,7 +111,30 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         self.tokens = RATE_BURST
         self.refilled = time.monotonic()
         self.violations = 0
+        if refused := self.scope.get("auth_refused"):
+            return await self.shut_out(*refused)
+        if digest := self.scope.get("token_digest"):
+            self.groups = [publishing.token_group(digest)]  # left again by Channels on disconnect
         await super().websocket_connect(message)
+
+    async def shut_out(self, code: str, detail: str) -> None:
+        """The credential this socket came with is refused or was revoked: say so, and
+        close with the code that tells the client not to retry with it."""
+        if not self.accepted:
+            await self.accept()
+        with contextlib.suppress(Exception):
+            await self.send_json({"type": "error", "error": code, "detail": detail})
+            await self.close(code=CLOSE_UNAUTHORIZED)
+
+    async def auth_revoked(self, message: dict[str, Any]) -> None:
+        await self.shut_out("token_revoked", "the token this socket was opened with has been revoked")
+
+    async def may_play(self, data: dict[str, Any]) -> bool:
+        """A token of scope read may watch, not play."""
+        if self.scope.get("token_scope") == "read":
+            await self.refuse("token_scope", "this token's scope is read: it cannot play or change anything", data)
+            return False
+        return True
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Handlers get frames of their endpoint's schema only; anything else is
@@ -376,6 +400,8 @@ class GameConsumer(RaceViewing, ProtocolConsumer):
     async def play(self, data: dict[str, Any], action: Any) -> None:
         if not self.player:
             return await self.refuse("not_your_game", "only the game's player can play it", data)
+        if not await self.may_play(data):
+            return
         try:
             result = await run_service(action, self.actor())
         except ServiceError as exc:
@@ -569,6 +595,8 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return await self.refuse("not_authenticated", "log in to race", data)
+        if not await self.may_play(data):
+            return
         try:
             result = await call_race_service(function, self.race_id, user, *args)
         except ServiceError as exc:

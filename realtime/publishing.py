@@ -36,6 +36,11 @@ def board_group(board: str) -> str:
     return f"board.{board}"
 
 
+def token_group(digest: str) -> str:
+    """The sockets opened with one access token (closed when it is revoked)."""
+    return f"token.{digest[:64]}"
+
+
 _outbox = threading.local()
 
 

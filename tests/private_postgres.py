@@ -100,11 +100,11 @@ def manage(env: dict[str, str], *args: str) -> str:
 MAKE_PLAYERS = """
 import json
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from accounts.tokens import issue
 tokens = []
 for i in range({count}):
     user = get_user_model().objects.create_user("{prefix}%d" % i)
-    tokens.append(Token.objects.create(user=user).key)
+    tokens.append(issue(user, name="test", scope="play", expires_in_days=1)[1])
 print(json.dumps(tokens))
 """
 

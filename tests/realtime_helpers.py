@@ -38,10 +38,10 @@ adb = database_sync_to_async
 def make_user(username: str) -> tuple[Any, str]:
     """A user and their API token key."""
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import issue
 
     user = get_user_model().objects.create(username=username)
-    return user, Token.objects.create(user=user).key
+    return user, issue(user, name="test", scope="play", expires_in_days=1)[1]
 
 
 def new_game(user: Any, code: str | None = DEAL, **options: Any) -> str:

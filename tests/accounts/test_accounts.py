@@ -13,9 +13,10 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from accounts.models import AccessToken
 from games.models import Game
+from tests.account_helpers import api_token
 
 User = get_user_model()
 PASSWORD = "correct-horse-battery-7"
@@ -55,15 +56,15 @@ def assert_error(response, status: int, code: str) -> dict:
 
 
 @pytest.mark.django_db
-def test_signup_creates_the_account_returns_a_token_and_logs_the_session_in(client):
+def test_signup_creates_the_account_and_logs_the_session_in_without_a_token(client):
     response = signup(client, "Alice", email="alice@example.com")
     assert response.status_code == 201, response.content
     body = response.json()
-    assert set(body) == {"username", "token", "claimed_games"}
+    assert set(body) == {"username", "claimed_games"}
     assert body["username"] == "Alice" and body["claimed_games"] == 0
     user = User.objects.get(username="Alice")
     assert user.email == "alice@example.com"
-    assert body["token"] == Token.objects.get(user=user).key
+    assert not AccessToken.objects.filter(user=user).exists()
     # The browser's session is logged in: no token needed.
     assert str(client.session["_auth_user_id"]) == str(user.pk)
     me = client.get("/api/accounts/me")
@@ -172,15 +173,16 @@ def test_log_in_with_any_case_of_the_username(typed):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["username"] == "Frank"  # the account's own spelling
-    assert body["claimed_games"] == 0
-    assert body["token"] == Token.objects.get(user__username="Frank").key
+    assert body["claimed_games"] == 0 and "token" not in body
     assert client.get("/api/accounts/me").json()["username"] == "Frank"
 
 
 @pytest.mark.django_db
-def test_log_in_returns_the_same_token_as_sign_up(client):
-    token = signup(client, "gina").json()["token"]
-    assert login(Client(), "GINA").json()["token"] == token
+def test_log_in_and_sign_up_make_no_token(client):
+    signup(client, "gina")
+    body = login(Client(), "GINA").json()
+    assert set(body) == {"username", "claimed_games"}
+    assert not AccessToken.objects.exists()
 
 
 @pytest.mark.django_db
@@ -250,8 +252,8 @@ def test_session_authenticated_writes_need_the_csrf_token():
 
 @pytest.mark.django_db
 def test_token_authentication_reaches_me(client):
-    token = signup(client, "Liam", email="liam@example.com").json()["token"]
-    api = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    signup(client, "Liam", email="liam@example.com")
+    api = Client(HTTP_AUTHORIZATION=f"Token {api_token(client, scope='read')}")
     response = api.get("/api/accounts/me")
     assert response.status_code == 200
     body = response.json()
@@ -270,8 +272,8 @@ def test_anonymous_and_bad_token_requests_to_me_are_refused_with_json():
 
 @pytest.mark.django_db
 def test_profile_get_and_patch_email(client):
-    token = signup(client, "mona").json()["token"]
-    api = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    signup(client, "mona")
+    api = client  # changing the account needs the session (tests/accounts/test_access_tokens.py)
     assert api.get("/api/accounts/me").json()["email"] == ""
     changed = api.patch("/api/accounts/me", {"email": "mona@example.org"}, content_type=JSON)
     assert changed.status_code == 200
@@ -395,7 +397,7 @@ def test_guest_games_are_claimed_on_signup(client):
     game = Game.objects.get(pk=game_id)
     assert game.owner.username == "rita" and game.guest_key == ""
     # The token client sees the same game.
-    api = Client(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    api = Client(HTTP_AUTHORIZATION=f"Token {api_token(client)}")
     assert [g["id"] for g in api.get("/api/games/").json()["results"]] == [game_id]
 
 

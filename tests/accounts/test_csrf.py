@@ -21,8 +21,15 @@ def test_a_guest_write_without_csrf_token_is_refused_and_changes_nothing():
 @pytest.mark.django_db
 def test_token_clients_need_no_csrf_token():
     client = Client(enforce_csrf_checks=True)
-    token = client.post("/api/accounts/signup", {"username": "tokenuser", "password": "a long enough pass 7"},
-                        content_type="application/json").json()["token"]
+    client.post("/api/accounts/signup", {"username": "tokenuser", "password": "a long enough pass 7"},
+                content_type="application/json")
+    # The owner makes the token from the signed-in session: that write needs CSRF.
+    made = {"name": "bot", "scope": "play", "expires_in_days": 7}
+    refused = client.post("/api/accounts/tokens", made, content_type="application/json")
+    assert refused.status_code == 403 and refused.json()["error"] == "csrf_failed"
+    csrf = client.get("/api/accounts/csrf").json()["csrf_token"]
+    token = client.post("/api/accounts/tokens", made, content_type="application/json",
+                        HTTP_X_CSRFTOKEN=csrf).json()["token"]
     api = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"Token {token}")
     created = api.post("/api/games/", {"draw": 3}, content_type="application/json")
     assert created.status_code == 201 and created.json()["owner"] == "tokenuser"

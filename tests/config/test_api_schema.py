@@ -23,7 +23,7 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as hypothesis_settings
-from rest_framework.authtoken.models import Token
+from accounts.tokens import issue
 from schemathesis.config import SchemathesisConfig
 
 from config.wsgi import application
@@ -177,7 +177,7 @@ def player(django_db_setup, django_db_blocker):
         assert name.startswith("test_"), f"refusing to fuzz a non-test database {name!r}"
         call_command("flush", "--noinput", verbosity=0)
         user = get_user_model().objects.create_user("fuzzer", "fuzz@example.com", "fuzz-password-1234")
-        token = Token.objects.create(user=user)
+        token = issue(user, name="test", scope="play", expires_in_days=1)[1]
         actor = Actor(user_id=user.pk)
         live = services.create_game(actor, code="KL1-D1N-AAAAAAG")
         ranked = services.create_game(actor, draw=3, scoring="vegas")
@@ -188,7 +188,7 @@ def player(django_db_setup, django_db_blocker):
         host = get_user_model().objects.create_user("host", "host@example.com", "host-password-1234")
         other_race = races.create_race(host)
         try:
-            yield {"token": token.key, "ids": {"game_id": [str(live.pk), str(ranked.pk), str(over.pk)],
+            yield {"token": token, "ids": {"game_id": [str(live.pk), str(ranked.pk), str(over.pk)],
                                                "race_id": [str(own_race.pk), str(other_race.pk)]}}
         finally:
             call_command("flush", "--noinput", verbosity=0)

@@ -134,7 +134,7 @@ async def websocket_with(server: Daphne, forwarded_for: str) -> None:
     from websockets.asyncio.client import connect
 
     headers = {"Origin": f"http://127.0.0.1:{server.port}", "X-Forwarded-For": forwarded_for}
-    async with connect(f"{server.ws}/ws/lobby/?token=secret-looking", additional_headers=headers) as socket:
+    async with connect(f"{server.ws}/ws/lobby/?ticket=secret-looking", additional_headers=headers) as socket:
         message = json.loads(await asyncio.wait_for(socket.recv(), 10))
         assert message["type"] == "lobby"
 
@@ -162,7 +162,7 @@ def test_the_socket_scope_and_the_access_log_see_the_configured_client(daphne_en
         # Daphne's own access log (the socket's peer) is off: --access-log /dev/null.
         assert plain_lines[-1].split()[2] == "127.0.0.1" and "203.0.113.50" not in plain.output()
         assert proxied_lines[-1].split()[2] == "203.0.113.51" and "6.6.6.6" not in proxied.output()
-        # The query string (it may carry a token) never reaches the log.
+        # The query string (it may carry a socket ticket) never reaches the log.
         assert "secret-looking" not in plain.output() + proxied.output()
     finally:
         plain.stop()

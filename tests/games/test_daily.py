@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.test import override_settings
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from accounts.tokens import issue
 from rest_framework.test import APIClient
 
 from games import daily_deals
@@ -42,7 +42,7 @@ def account(name: str | None = None) -> tuple[Any, APIClient]:
     """A user and an API client authenticated with their token."""
     user = get_user_model().objects.create_user(name or f"u{secrets.token_hex(5)}", password=None)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue(user, name='test', scope='play', expires_in_days=1)[1]}")
     return user, client
 
 
@@ -315,8 +315,7 @@ def test_guest_practice_claimed_on_sign_up_is_the_accounts_attempt():
     game = Game.objects.get(pk=first["id"])
     assert game.owner is not None and game.practice is True
     assert board(APIClient(), "draw=1")["count"] == 0
-    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
-    again = start_daily(client, 1)
+    again = start_daily(client, 1)  # the same browser, signed in now
     assert again["practice"] is True
 
 

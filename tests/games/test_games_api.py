@@ -21,6 +21,7 @@ from engine import DealCode, Game as EngineGame, Move as EngineMove, deal_json, 
 from engine.cards import CARD_NAMES
 from engine.moves import FOUNDATION, MOVE, RECYCLE
 from games.models import Game, Move
+from tests.account_helpers import api_token
 
 pytestmark = pytest.mark.django_db
 
@@ -519,15 +520,16 @@ def test_a_guest_who_signs_up_keeps_their_games():
     assert all(g["owner"] == "keeper" and g["yours"] for g in listing["results"])
     # They go on playing, in the browser and with the token.
     play(browser, first["id"], {"type": "draw"}, 2)
-    api = token_client(session["token"])
+    api = token_client(api_token(browser))
     assert {g["id"] for g in api.get("/api/games/").json()["results"]} == {first["id"], second["id"]}
     play(api, first["id"], {"type": "draw"}, 3)
     assert Game.objects.filter(owner__username="keeper").count() == 2
 
 
 def test_token_authentication():
-    session = signup(APIClient())
-    api = token_client(session["token"])
+    browser = APIClient()
+    session = signup(browser)
+    api = token_client(api_token(browser))
     game = create(api, code=DEAL)
     assert game["owner"] == session["username"] and game["yours"] is True
     result = play(api, game["id"], card_move("AC", "foundation"), 1)

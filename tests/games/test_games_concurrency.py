@@ -16,7 +16,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.test import Client
-from rest_framework.authtoken.models import Token
+from accounts.tokens import issue
 
 from games import services
 from engine import replay
@@ -31,8 +31,8 @@ TIMEOUT = 20
 @pytest.fixture
 def player() -> dict[str, Any]:
     user = get_user_model().objects.create_user("racer")
-    token = Token.objects.create(user=user)
-    return {"user": user, "auth": f"Token {token.key}"}
+    token = issue(user, name="test", scope="play", expires_in_days=1)[1]
+    return {"user": user, "auth": f"Token {token}"}
 
 
 def api(auth: str) -> Client:

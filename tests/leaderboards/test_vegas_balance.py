@@ -18,7 +18,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connections
 from django.db.models import Sum
-from rest_framework.authtoken.models import Token
+from accounts.tokens import issue
 from rest_framework.test import APIClient
 
 from games import services as game_services
@@ -100,7 +100,7 @@ def can_take_back(engine: EngineGame) -> bool:
 def account(name: str | None = None, password: str | None = None) -> tuple[Any, APIClient]:
     user = get_user_model().objects.create_user(name or f"v{secrets.token_hex(5)}", password=password)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue(user, name='test', scope='play', expires_in_days=1)[1]}")
     return user, client
 
 
@@ -303,8 +303,7 @@ def test_claim_on_sign_up_adds_guest_vegas_games():
     assert sorted(claims.values_list("reason", flat=True)) == ["claim", "claim"]
     assert {str(g) for g in claims.values_list("game_id", flat=True)} == {ranked["id"], finished["id"]}
     # The claimed live game now moves the account's balance: resigning records its end.
-    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
-    assert post(client, f"/api/games/{ranked['id']}/resign").status_code == 200
+    assert post(client, f"/api/games/{ranked['id']}/resign").status_code == 200  # signed in now
     assert BalanceChange.objects.filter(user=user, reason="end", game_id=ranked["id"]).count() == 1
     assert services.vegas_rank(user.pk)["rank"] == 1
 

@@ -10,7 +10,6 @@ API client would send.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 from collections import defaultdict
 from datetime import datetime
@@ -21,30 +20,12 @@ import pytest
 from races import services as races
 from games.models import Game, Move
 from tests.realtime_helpers import (
-    Client, Closed, Daphne, adb, assert_ranks, database_url, legal_moves, make_user, new_game, pick, start_daphnes,
+    Client, Closed, Daphne, adb, assert_ranks, legal_moves, make_user, new_game, pick,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RACERS = ("p1", "p2")
-
-
-@pytest.fixture(scope="module")
-def daphne_env(django_db_setup: Any) -> tuple[str, str]:
-    from django.db import connection
-
-    redis_url = os.environ.get("REDIS_URL")
-    assert redis_url, "these tests need Redis: run them with make test (REDIS_URL)"
-    return database_url(connection.settings_dict), redis_url
-
-
-@pytest.fixture(scope="module")
-def daphne_pool(daphne_env: tuple[str, str]):
-    """Two Daphne processes shared by the module's tests, stopped at its end."""
-    pool = start_daphnes(2, *daphne_env)
-    yield pool
-    for server in pool:
-        server.stop()
 
 
 @pytest.fixture

@@ -74,6 +74,7 @@ async function request(method, url, body) {
 
 export const get = (url) => api("GET", url);
 export const post = (url, body) => api("POST", url, body);
+export const del = (url) => api("DELETE", url);
 
 let mePromise = null;
 /** The logged-in account ({username, …}) or null for a guest. */

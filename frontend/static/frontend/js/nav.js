@@ -1,4 +1,5 @@
-// The header's account links: log in / sign up for guests, profile / log out for players.
+// The header's account links: log in / sign up for guests, profile / account / log out
+// for players.
 import { currentUser, post } from "./api.js";
 import { h, replace } from "./util.js";
 
@@ -16,6 +17,7 @@ async function render() {
   replace(box,
     h("a", { href: `/players/${encodeURIComponent(user.username)}/`, class: "me", "data-testid": "me" },
       h("span", { class: "avatar", "aria-hidden": "true" }, user.username.slice(0, 1).toUpperCase()), user.username),
+    h("a", { href: "/account/", class: "button small ghost", "data-testid": "account" }, "Account"),
     logout);
 }
 

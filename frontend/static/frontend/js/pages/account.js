@@ -1,0 +1,102 @@
+// The account page: who you are, and your personal access tokens (make, list, revoke).
+// The page's requests go with the session: a token cannot manage the account.
+import { ApiError, currentUser, del, get, post } from "../api.js";
+import { $, h, replace, toast } from "../util.js";
+
+const list = $("#tokens");
+const form = $("#token-form");
+const error = $("#token-error");
+
+function when(iso) {
+  return iso ? new Date(iso).toLocaleString() : "–";
+}
+
+function expired(token) {
+  return token.expires_at && new Date(token.expires_at) <= new Date();
+}
+
+async function revoke(token, button) {
+  if (!confirm(`Revoke the token "${token.name}"? Programs using it stop working at once.`)) return;
+  button.disabled = true;
+  try {
+    await del(`/api/accounts/tokens/${encodeURIComponent(token.id)}`);
+    toast(`Token "${token.name}" revoked`);
+    await show();
+  } catch (err) {
+    button.disabled = false;
+    toast(err instanceof ApiError ? err.detail : String(err), "error");
+  }
+}
+
+function row(token) {
+  const button = h("button", { class: "button small danger", type: "button", "data-testid": "revoke" }, "Revoke");
+  button.addEventListener("click", () => revoke(token, button));
+  return h("tr", { dataset: { token: token.id } },
+    h("td", {}, token.name, token.legacy ? h("span", { class: "tag", title: "made before tokens were "
+      + "hashed: revoke it and make a new one" }, "legacy") : null),
+    h("td", {}, h("code", {}, `${token.id}…`)),
+    h("td", {}, token.scope),
+    h("td", {}, when(token.created)),
+    h("td", { class: expired(token) ? "danger" : "" }, expired(token) ? "expired" : when(token.expires_at)),
+    h("td", {}, when(token.last_used_at)),
+    h("td", {}, button));
+}
+
+async function show() {
+  const tokens = await get("/api/accounts/tokens");
+  if (!tokens.length) {
+    replace(list, h("p", { class: "muted" }, "You have no access tokens."));
+    return;
+  }
+  replace(list, h("div", { class: "table-wrap" }, h("table", {},
+    h("thead", {}, h("tr", {}, ["Name", "Id", "Scope", "Made", "Expires", "Last used", ""].map(
+      (title) => h("th", { scope: "col" }, title)))),
+    h("tbody", {}, tokens.map(row)))));
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  error.textContent = "";
+  const data = Object.fromEntries(new FormData(form));
+  data.name = (data.name || "").trim();
+  data.expires_in_days = Number(data.expires_in_days);
+  if (!data.name) {
+    error.textContent = "Give the token a name, to tell it from the others.";
+    $("#token-name").focus();
+    return;
+  }
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  try {
+    const made = await post("/api/accounts/tokens", data);
+    $("#token-secret-value").textContent = made.token;
+    $("#token-secret").hidden = false;
+    form.reset();
+    await show();
+  } catch (err) {
+    error.textContent = err instanceof ApiError ? err.detail : String(err);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("#token-copy").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText($("#token-secret-value").textContent);
+    toast("Copied");
+  } catch {
+    toast("Select the token and copy it yourself", "warn");
+  }
+});
+
+async function start() {
+  const user = await currentUser();
+  if (!user) {
+    location.assign(`/login/?next=${encodeURIComponent(location.pathname)}`);
+    return;
+  }
+  replace($("#account-who"), "Signed in as ", h("b", {}, user.username), user.email ? ` (${user.email})` : "");
+  await show();
+}
+
+start();
