@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts import login_guard, tokens
+from accounts import login_guard, sessions, tokens
 from accounts.authentication import SignedInSession
 from accounts.models import AccessToken
 from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
@@ -277,3 +277,50 @@ class SocketTicketView(APIView):
         token = request.auth if isinstance(request.auth, AccessToken) else None
         ticket = tokens.ticket_for(request.user.pk, token)
         return Response({"ticket": ticket, "expires_in": settings.SOCKET_TICKET_SECONDS}, status=201)
+
+
+# -- signed-in sessions -----------------------------------------------------------
+
+
+class SignedInSessionSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    device = serializers.CharField(help_text="from the browser's user agent, e.g. 'Firefox on Windows'")
+    ip = serializers.IPAddressField(allow_null=True, help_text="the address it signed in from")
+    signed_in_at = serializers.DateTimeField()
+    last_seen_at = serializers.DateTimeField(help_text="to within a few minutes")
+    current = serializers.BooleanField(help_text="the session making this request")
+
+
+class SignedOutSerializer(serializers.Serializer):
+    signed_out = serializers.IntegerField(help_text="how many sessions were signed out")
+
+
+class SessionsView(APIView):
+    permission_classes = [SignedInSession]
+
+    @extend_schema(summary="Where I am signed in", description="Needs a signed-in session.",
+                   responses={200: SignedInSessionSerializer(many=True), 401: ErrorSerializer, 403: ErrorSerializer})
+    def get(self, request: Request) -> Response:
+        rows = sessions.listed(request.user, request.session.session_key)
+        return Response(SignedInSessionSerializer(rows, many=True).data)
+
+
+class SessionView(APIView):
+    permission_classes = [SignedInSession]
+
+    @extend_schema(summary="Sign out one of my other sessions", description="Its open sockets are closed.",
+                   request=None, responses={204: None, 403: ErrorSerializer, 404: ErrorSerializer,
+                                            409: ErrorSerializer})
+    def delete(self, request: Request, session_id: str) -> Response:
+        sessions.sign_out(request.user, session_id, request.session.session_key)
+        return Response(status=204)
+
+
+class SignOutOthersView(APIView):
+    permission_classes = [SignedInSession]
+
+    @extend_schema(summary="Sign out everywhere else", description="Every session but this one; their open "
+                   "sockets are closed. Access tokens are not touched.", request=None,
+                   responses={200: SignedOutSerializer, 403: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        return Response({"signed_out": sessions.sign_out_others(request.user, request.session.session_key)})

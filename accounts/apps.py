@@ -6,4 +6,4 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self) -> None:
-        from accounts import login_guard  # noqa: F401 - connects the log-in signals
+        from accounts import login_guard, sessions  # noqa: F401 - connect the log-in signals

@@ -12,3 +12,12 @@ class TokenRevoked:
 
     user_id: int
     digest: str
+
+
+@dataclass(frozen=True)
+class SessionEnded:
+    """A signed-in session was signed out (from itself, from another one, or by a
+    password change); ``digest`` names it without its key (accounts.sessions)."""
+
+    user_id: int | None
+    digest: str

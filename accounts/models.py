@@ -3,6 +3,8 @@ access tokens of API clients."""
 
 from __future__ import annotations
 
+import uuid
+
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
@@ -49,3 +51,21 @@ class AccessToken(AbstractAuthToken):
 
     def __str__(self) -> str:
         return f"{self.token_key}… ({self.name}, {self.scope})"
+
+
+class UserSession(models.Model):
+    """A signed-in browser session, kept beside Django's session store (which keeps no
+    per-user list) so that its owner can see where they are signed in and sign any of
+    them out. ``id`` names it in the API; the session key never leaves the server."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="signed_in_sessions")
+    session_key = models.CharField(max_length=40, unique=True)
+    user_agent = models.CharField(max_length=300, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    signed_in_at = models.DateTimeField(auto_now_add=True)
+    # Written at most every SESSION_SEEN_EVERY seconds (accounts.middleware).
+    last_seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-last_seen_at"]

@@ -11,5 +11,8 @@ urlpatterns = [
     path("accounts/tokens", api.TokensView.as_view(), name="tokens"),
     path("accounts/tokens/<str:token_id>", api.TokenView.as_view(), name="token"),
     path("accounts/socket-ticket", api.SocketTicketView.as_view(), name="socket-ticket"),
+    path("accounts/sessions", api.SessionsView.as_view(), name="sessions"),
+    path("accounts/sessions/sign-out-others", api.SignOutOthersView.as_view(), name="sign-out-others"),
+    path("accounts/sessions/<str:session_id>", api.SessionView.as_view(), name="session"),
     path("players/<str:username>", api.ProfileView.as_view(), name="player"),
 ]

@@ -37,6 +37,7 @@ HSTS_PRELOAD    bool, default false
 THROTTLE_SOCKET_TICKET, THROTTLE_TOKENS  socket tickets and token creations per client
 TOKEN_LAST_USED_EVERY  int seconds between writes of a token's last use, default 300
 SOCKET_TICKET_SECONDS  int, how long a socket ticket is good for, default 30
+SESSION_SEEN_EVERY  int seconds between writes of a session's last-seen time, default 300
 """
 
 from __future__ import annotations
@@ -386,6 +387,7 @@ MIDDLEWARE = [
     "api.error_middleware.CommonMiddleware",  # Django's, without slash redirects under /api/
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.SessionSeenMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so its process_exception is asked first: a database outage is a 503.
@@ -478,6 +480,8 @@ TOKEN_LAST_USED_EVERY = env_int("TOKEN_LAST_USED_EVERY", 300)
 # A socket ticket (for clients that cannot set headers) is good for one handshake within
 # this many seconds.
 SOCKET_TICKET_SECONDS = env_int("SOCKET_TICKET_SECONDS", 30)
+# A signed-in session's last-seen time in its owner's list is written at most this often.
+SESSION_SEEN_EVERY = env_int("SESSION_SEEN_EVERY", 300)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Klondike API",

@@ -26,6 +26,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_refusal
 
 from games import services, viewer_policy
+from accounts.sessions import session_digest
 from realtime import publishing, socket_protocol
 from races import services as races
 from engine.views import redact_view
@@ -115,6 +116,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             return await self.shut_out(*refused)
         if digest := self.scope.get("token_digest"):
             self.groups = [publishing.token_group(digest)]  # left again by Channels on disconnect
+        elif (session_key := self.signed_in_session_key()) is not None:
+            self.groups = [publishing.session_group(session_digest(session_key))]
         await super().websocket_connect(message)
 
     async def shut_out(self, code: str, detail: str) -> None:
@@ -128,6 +131,16 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     async def auth_revoked(self, message: dict[str, Any]) -> None:
         await self.shut_out("token_revoked", "the token this socket was opened with has been revoked")
+
+    async def auth_signed_out(self, message: dict[str, Any]) -> None:
+        await self.shut_out("signed_out", "this session has been signed out: log in again")
+
+    def signed_in_session_key(self) -> str | None:
+        """The session key of a socket signed in by its session cookie."""
+        user, session = self.scope.get("user"), self.scope.get("session")
+        if user is None or not user.is_authenticated or session is None:
+            return None
+        return session.session_key
 
     async def may_play(self, data: dict[str, Any]) -> bool:
         """A token of scope read may watch, not play."""

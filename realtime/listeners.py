@@ -5,7 +5,7 @@ this room, and none of them knows there are sockets.
 Each move's event goes to its game's group (the player's other tabs, spectators)
 and, in a race, to the race's group (the opponents' boards); the lobby hears of
 games that start and end and of races that change; a board's watchers hear that it
-may have moved; the sockets a revoked token opened are closed. The mover's cards seen ride with a move's event, for each
+may have moved; the sockets of a revoked token or a signed-out session are closed. The mover's cards seen ride with a move's event, for each
 connection's fair-race rendering (games.viewer_policy.RaceKnowledge); they are
 never sent to a client.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from accounts.domain_events import TokenRevoked
+from accounts.domain_events import SessionEnded, TokenRevoked
 from games import domain_events
 from games.domain_events import GameStarted, MoveApplied
 from leaderboards.domain_events import BoardChanged
@@ -55,6 +55,10 @@ def token_revoked(event: TokenRevoked) -> None:
     publishing.send_group(publishing.token_group(event.digest), {"type": "auth.revoked"})
 
 
+def session_ended(event: SessionEnded) -> None:
+    publishing.send_group(publishing.session_group(event.digest), {"type": "auth.signed_out"})
+
+
 def lobby_changed() -> None:
     publishing.send_group(publishing.LOBBY_GROUP, {"type": "lobby.changed"})
 
@@ -65,6 +69,7 @@ HANDLERS: dict[type, Any] = {
     RaceChanged: race_changed,
     BoardChanged: board_changed,
     TokenRevoked: token_revoked,
+    SessionEnded: session_ended,
 }
 
 

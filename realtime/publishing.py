@@ -41,6 +41,11 @@ def token_group(digest: str) -> str:
     return f"token.{digest[:64]}"
 
 
+def session_group(digest: str) -> str:
+    """The sockets of one signed-in session (closed when it is signed out)."""
+    return f"session.{digest}"
+
+
 _outbox = threading.local()
 
 

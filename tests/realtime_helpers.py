@@ -413,8 +413,10 @@ class Client:
     """A ``websockets`` client on a Daphne process, with a reader task that keeps
     every message (and the close code) for the test to inspect."""
 
-    def __init__(self, server: Daphne, path: str, token: str | None = None, name: str = "") -> None:
+    def __init__(self, server: Daphne, path: str, token: str | None = None, name: str = "",
+                 cookie: str | None = None) -> None:
         self.server, self.path, self.token, self.name = server, path, token, name or path
+        self.cookie = cookie  # e.g. "sessionid=…": a signed-in browser's socket
         self.messages: list[dict[str, Any]] = []
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.close_code: int | None = None
@@ -427,6 +429,8 @@ class Client:
         headers = {"Origin": f"http://127.0.0.1:{self.server.port}"}
         if self.token:
             headers["Authorization"] = f"Token {self.token}"
+        if self.cookie:
+            headers["Cookie"] = self.cookie
         self.conn = await connect(f"{self.server.ws}{self.path}", additional_headers=headers, open_timeout=10)
         self.reader = asyncio.ensure_future(self._read())
         return self

@@ -1,5 +1,6 @@
-"""The account page's access tokens in real headless Chromium: make one (its secret shown
-once), see it listed with its scope, use it from a program, revoke it."""
+"""The account page in real headless Chromium: access tokens (one made, its secret shown
+once, listed, used from a program, revoked) and the signed-in sessions (the other
+browser signed out)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser_helpers import chromium, daphne_server, new_page, shot, sign_up  # noqa: F401
+from tests.browser_helpers import PASSWORD, chromium, daphne_server, new_page, shot, sign_up  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,3 +56,31 @@ def test_make_list_use_and_revoke_a_token_on_the_account_page(chromium, daphne_s
     assert me_with(daphne_server.url, secret) == 401
     errors.check()
     context.close()
+
+
+def test_see_where_you_are_signed_in_and_sign_the_other_browser_out(chromium, daphne_server):
+    desk, desk_page, desk_errors = new_page(chromium, daphne_server, "desk")
+    sign_up(desk_page, "traveller")
+    phone, phone_page, phone_errors = new_page(chromium, daphne_server, "phone")
+    phone_page.goto("/login/")
+    phone_page.fill("#username", "traveller")
+    phone_page.fill("#password", PASSWORD)
+    phone_page.click("#auth-form button[type=submit]")
+    phone_page.wait_for_selector("[data-testid=me]:has-text('traveller')")
+
+    desk_page.goto("/account/")
+    desk_page.wait_for_selector("#sessions tbody tr >> nth=1")
+    rows = desk_page.locator("#sessions tbody tr")
+    assert rows.count() == 2 and "this browser" in rows.nth(0).text_content()
+    assert "Chrome on Linux" in rows.nth(1).text_content()
+    shot(desk_page, "account-sessions")
+    desk_page.click("[data-testid=sign-out]")
+    desk_page.wait_for_selector("#sessions tbody tr >> nth=1", state="detached")
+    assert rows.count() == 1 and "this browser" in rows.nth(0).text_content()
+    # The phone is signed out: a reload shows the guest's links.
+    phone_page.reload()
+    phone_page.wait_for_selector("text=Log in")
+    assert phone_page.locator("[data-testid=me]").count() == 0
+    desk_errors.check()
+    desk.close()
+    phone.close()

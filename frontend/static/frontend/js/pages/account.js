@@ -1,4 +1,5 @@
-// The account page: who you are, and your personal access tokens (make, list, revoke).
+// The account page: who you are, where you are signed in (sign any other session out),
+// and your personal access tokens (make, list, revoke).
 // The page's requests go with the session: a token cannot manage the account.
 import { ApiError, currentUser, del, get, post } from "../api.js";
 import { $, h, replace, toast } from "../util.js";
@@ -89,6 +90,54 @@ $("#token-copy").addEventListener("click", async () => {
   }
 });
 
+// -- sessions ---------------------------------------------------------------------
+
+const sessionList = $("#sessions");
+
+async function signOut(session, button) {
+  button.disabled = true;
+  try {
+    await del(`/api/accounts/sessions/${encodeURIComponent(session.id)}`);
+    toast(`Signed out ${session.device}`);
+    await showSessions();
+  } catch (err) {
+    button.disabled = false;
+    toast(err instanceof ApiError ? err.detail : String(err), "error");
+  }
+}
+
+function sessionRow(session) {
+  let action = h("span", { class: "muted" }, "this browser");
+  if (!session.current) {
+    action = h("button", { class: "button small danger", type: "button", "data-testid": "sign-out" }, "Sign out");
+    action.addEventListener("click", () => signOut(session, action));
+  }
+  return h("tr", { class: session.current ? "me" : "" },
+    h("td", {}, session.device), h("td", {}, session.ip || "–"), h("td", {}, when(session.signed_in_at)),
+    h("td", {}, when(session.last_seen_at)), h("td", {}, action));
+}
+
+async function showSessions() {
+  const rows = await get("/api/accounts/sessions");
+  $("#sign-out-others").disabled = rows.length < 2;
+  replace(sessionList, h("div", { class: "table-wrap" }, h("table", {},
+    h("thead", {}, h("tr", {}, ["Device", "Address", "Signed in", "Last seen", ""].map(
+      (title) => h("th", { scope: "col" }, title)))),
+    h("tbody", {}, rows.map(sessionRow)))));
+}
+
+$("#sign-out-others").addEventListener("click", async (event) => {
+  const button = event.currentTarget;
+  button.disabled = true;
+  try {
+    const { signed_out: count } = await post("/api/accounts/sessions/sign-out-others");
+    toast(count === 1 ? "Signed out 1 other session" : `Signed out ${count} other sessions`);
+  } catch (err) {
+    toast(err instanceof ApiError ? err.detail : String(err), "error");
+  }
+  await showSessions();
+});
+
 async function start() {
   const user = await currentUser();
   if (!user) {
@@ -96,7 +145,7 @@ async function start() {
     return;
   }
   replace($("#account-who"), "Signed in as ", h("b", {}, user.username), user.email ? ` (${user.email})` : "");
-  await show();
+  await Promise.all([showSessions(), show()]);
 }
 
 start();
