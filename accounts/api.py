@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts import login_guard, sessions, tokens
+from accounts import email_addresses, login_guard, passwords, sessions, tokens
 from accounts.authentication import SignedInSession
 from accounts.models import AccessToken
 from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
@@ -62,6 +62,7 @@ class ProfileUpdateSerializer(StrictSerializer):
 class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField()
     email = serializers.CharField()
+    email_verified = serializers.BooleanField(help_text="only a verified address can reset a forgotten password")
     date_joined = serializers.DateTimeField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
@@ -133,6 +134,8 @@ class SignUpView(APIView):
         except IntegrityError:
             # Another sign-up took the name (in some case) between the check and the insert.
             raise ServiceError("username_taken", f"the name {data['username']} is taken", 409) from None
+        if user.email:
+            email_addresses.send_verification(request._request, user)
         return Response(start_session(request, user), status=201)
 
 
@@ -177,7 +180,8 @@ class MeView(APIView):
 
     @extend_schema(summary="My profile", responses={200: ProfileSerializer, 403: ErrorSerializer})
     def get(self, request: Request) -> Response:
-        return Response({**public_profile(request.user), "email": request.user.email})
+        user = request.user
+        return Response({**public_profile(user), "email": user.email, "email_verified": user.email_verified})
 
     @extend_schema(summary="Update my profile", description="Needs a signed-in session (`session_required`).",
                    request=ProfileUpdateSerializer,
@@ -185,8 +189,8 @@ class MeView(APIView):
     def patch(self, request: Request) -> Response:
         data = validated(ProfileUpdateSerializer, request.data)
         if "email" in data:
-            request.user.email = data["email"]
-            request.user.save(update_fields=["email"])
+            # A new address is unverified until its link is followed; the old one is told.
+            email_addresses.change(request._request, data["email"])
         return self.get(request)
 
 
@@ -324,3 +328,111 @@ class SignOutOthersView(APIView):
                    responses={200: SignedOutSerializer, 403: ErrorSerializer})
     def post(self, request: Request) -> Response:
         return Response({"signed_out": sessions.sign_out_others(request.user, request.session.session_key)})
+
+
+# -- password and email address ----------------------------------------------------
+
+
+def new_password_field() -> serializers.CharField:
+    return password_field(min_length=8)
+
+
+class PasswordChangeSerializer(StrictSerializer):
+    current_password = password_field()
+    new_password = new_password_field()
+    keep_sessions = serializers.BooleanField(default=False, help_text="leave the other sessions signed in")
+    keep_tokens = serializers.BooleanField(default=False, help_text="leave the access tokens working")
+
+
+class PasswordChangedSerializer(serializers.Serializer):
+    signed_out = serializers.IntegerField()
+    revoked_tokens = serializers.IntegerField()
+
+
+class PasswordResetSerializer(StrictSerializer):
+    email = StrictEmailField(max_length=254)
+
+
+class PasswordResetConfirmSerializer(StrictSerializer):
+    uid = StrictCharField(max_length=64)
+    token = StrictCharField(max_length=128)
+    new_password = new_password_field()
+    keep_tokens = serializers.BooleanField(default=False, help_text="leave the access tokens working")
+
+
+class EmailVerifySerializer(StrictSerializer):
+    token = StrictCharField(max_length=512)
+
+
+class DoneSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class PasswordChangeView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_change"
+
+    @extend_schema(summary="Change my password", description="Needs the current password and a signed-in "
+                   "session. Signs out every other session and revokes every access token unless kept; a "
+                   "notice is mailed.", request=PasswordChangeSerializer, parameters=[retry_after(429)],
+                   responses={200: PasswordChangedSerializer, 400: ErrorSerializer, 403: ErrorSerializer,
+                              429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(PasswordChangeSerializer, request.data)
+        return Response(passwords.change(request._request, data["current_password"], data["new_password"],
+                                         keep_sessions=data["keep_sessions"], keep_tokens=data["keep_tokens"]))
+
+
+class PasswordResetView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_reset"
+
+    @extend_schema(summary="Mail me a link to reset my password", description="The same answer whether or "
+                   "not an account has this verified address.", request=PasswordResetSerializer,
+                   parameters=[retry_after(429)], responses={202: DoneSerializer, 400: ErrorSerializer,
+                                                             429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(PasswordResetSerializer, request.data)
+        passwords.request_reset(request._request, data["email"])
+        return Response({"detail": "if an account has this verified address, a link to reset its password "
+                                   "is on its way"}, status=202)
+
+
+class PasswordResetConfirmView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_reset_confirm"
+
+    @extend_schema(summary="Set a new password with a mailed link", description="The link works once. Every "
+                   "session is signed out; every access token revoked unless kept.",
+                   request=PasswordResetConfirmSerializer, parameters=[retry_after(429)],
+                   responses={200: DoneSerializer, 400: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(PasswordResetConfirmSerializer, request.data)
+        user = passwords.confirm_reset(data["uid"], data["token"], data["new_password"], keep_tokens=data["keep_tokens"])
+        return Response({"detail": f"the password of {user.username} is changed: log in with it"})
+
+
+class EmailVerifyView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Verify my email address with its mailed link", request=EmailVerifySerializer,
+                   responses={200: DoneSerializer, 400: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        user = email_addresses.verify(validated(EmailVerifySerializer, request.data)["token"])
+        return Response({"detail": f"{user.email} is verified"})
+
+
+class EmailVerificationView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "email_verification"
+
+    @extend_schema(summary="Mail my address its verification link again", request=None,
+                   parameters=[retry_after(429)],
+                   responses={202: DoneSerializer, 403: ErrorSerializer, 409: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        email_addresses.send_verification(request._request, request.user)
+        return Response({"detail": f"a link is on its way to {request.user.email}"}, status=202)

@@ -19,6 +19,9 @@ class CaseInsensitiveUserManager(UserManager):
 
 class User(AbstractUser):
     objects = CaseInsensitiveUserManager()
+    # The address's owner followed the link mailed to it: only then can a forgotten
+    # password be reset through it (accounts.passwords).
+    email_verified = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

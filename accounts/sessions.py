@@ -64,6 +64,12 @@ def note_seen(request: HttpRequest) -> None:
     session[SEEN_KEY] = now.timestamp()
 
 
+def rekeyed(old_key: str | None, new_key: str | None) -> None:
+    """Django gave the session a new key (a password change): its row follows."""
+    if old_key and new_key and old_key != new_key:
+        UserSession.objects.filter(session_key=old_key).update(session_key=new_key)
+
+
 def listed(user: Any, current_key: str | None) -> list[dict[str, Any]]:
     """The account's live sessions, the current one first; rows whose session has
     expired from the store are dropped on the way."""

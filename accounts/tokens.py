@@ -25,6 +25,7 @@ from django.utils import timezone
 from knox.crypto import hash_token
 from knox.settings import CONSTANTS
 
+from accounts import mail
 from accounts.domain_events import TokenRevoked
 from accounts.models import AccessToken
 from api.errors import ServiceError
@@ -51,8 +52,20 @@ def issue(user: Any, *, name: str, scope: str, expires_in_days: int) -> tuple[Ac
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         if AccessToken.objects.filter(user=user).count() >= MAX_TOKENS:
             raise ServiceError("too_many_tokens", f"an account may hold {MAX_TOKENS} tokens: revoke one first", 409)
-        return AccessToken.objects.create(user, expiry=timedelta(days=expires_in_days), name=name.strip(),
+        made = AccessToken.objects.create(user, expiry=timedelta(days=expires_in_days), name=name.strip(),
                                           scope=scope)
+        mail.token_created(user, name.strip(), scope)
+        return made
+
+
+def revoke_all(user: Any) -> int:
+    """Revoke every token of the account (a password change or reset); how many."""
+    with transaction.atomic():
+        digests = list(AccessToken.objects.filter(user=user).values_list("digest", flat=True))
+        AccessToken.objects.filter(digest__in=digests).delete()
+        for digest in digests:
+            domain_events.emit(TokenRevoked(user.pk, digest))
+    return len(digests)
 
 
 def owned(user: Any) -> list[AccessToken]:

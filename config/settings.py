@@ -38,6 +38,14 @@ THROTTLE_SOCKET_TICKET, THROTTLE_TOKENS  socket tickets and token creations per 
 TOKEN_LAST_USED_EVERY  int seconds between writes of a token's last use, default 300
 SOCKET_TICKET_SECONDS  int, how long a socket ticket is good for, default 30
 SESSION_SEEN_EVERY  int seconds between writes of a session's last-seen time, default 300
+EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS  SMTP for the
+                service's mail; EMAIL_HOST unset -> mail is printed on the console
+DEFAULT_FROM_EMAIL  the sender, default "Klondike <no-reply@klondike.localhost>"
+SITE_URL        the origin links in mail use (e.g. https://klondike.example); default: the
+                address the request came to
+PASSWORD_RESET_TIMEOUT  int seconds a reset link works, default 3600
+EMAIL_VERIFY_SECONDS  int seconds an email verification link works, default 3 days
+THROTTLE_PASSWORD_RESET  reset requests per client address, default 5/hour
 """
 
 from __future__ import annotations
@@ -465,6 +473,10 @@ REST_FRAMEWORK = {
         "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
         "socket_ticket": env_str("THROTTLE_SOCKET_TICKET", "60/min"),
         "tokens": env_str("THROTTLE_TOKENS", "30/hour"),
+        "password_change": env_str("THROTTLE_PASSWORD_CHANGE", "10/hour"),
+        "password_reset": env_str("THROTTLE_PASSWORD_RESET", "5/hour"),
+        "password_reset_confirm": env_str("THROTTLE_PASSWORD_RESET_CONFIRM", "20/hour"),
+        "email_verification": env_str("THROTTLE_EMAIL_VERIFICATION", "5/hour"),
     },
 }
 
@@ -480,6 +492,21 @@ TOKEN_LAST_USED_EVERY = env_int("TOKEN_LAST_USED_EVERY", 300)
 # A socket ticket (for clients that cannot set headers) is good for one handshake within
 # this many seconds.
 SOCKET_TICKET_SECONDS = env_int("SOCKET_TICKET_SECONDS", 30)
+# Mail (accounts.mail): SMTP when EMAIL_HOST is set, else printed on the console (make run).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", bool(EMAIL_HOST))
+EMAIL_TIMEOUT = 10
+EMAIL_BACKEND = ("django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                 else "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Klondike <no-reply@klondike.localhost>")
+# The address links in mail start with; unset: the address the request came to.
+SITE_URL = env_str("SITE_URL", "").rstrip("/")
+# A password-reset link works once, for this long (Django's reset tokens).
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
+EMAIL_VERIFY_SECONDS = env_int("EMAIL_VERIFY_SECONDS", 3 * 24 * 3600)
 # A signed-in session's last-seen time in its owner's list is written at most this often.
 SESSION_SEEN_EVERY = env_int("SESSION_SEEN_EVERY", 300)
 

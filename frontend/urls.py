@@ -21,4 +21,8 @@ urlpatterns = [
     path("signup/", views.page("signup"), name="signup"),
     path("login/", views.page("login"), name="login"),
     path("account/", views.page("account"), name="account"),
+    path("forgot/", views.page("forgot"), name="forgot"),
+    # The link's secrets are in the fragment (#uid=…&token=…), read by the page's script.
+    path("reset/", views.page("reset"), name="reset"),
+    path("verify-email/", views.page("verify_email"), name="verify-email"),
 ]

@@ -19,6 +19,9 @@ TITLES = {
     "signup": "Sign up",
     "login": "Log in",
     "account": "Your account",
+    "forgot": "Forgot your password?",
+    "reset": "Choose a new password",
+    "verify_email": "Verify your email address",
 }
 
 

@@ -134,7 +134,7 @@ async def websocket_with(server: Daphne, forwarded_for: str) -> None:
     from websockets.asyncio.client import connect
 
     headers = {"Origin": f"http://127.0.0.1:{server.port}", "X-Forwarded-For": forwarded_for}
-    async with connect(f"{server.ws}/ws/lobby/?ticket=secret-looking", additional_headers=headers) as socket:
+    async with connect(f"{server.ws}/ws/lobby/?note=secret-looking", additional_headers=headers) as socket:
         message = json.loads(await asyncio.wait_for(socket.recv(), 10))
         assert message["type"] == "lobby"
 

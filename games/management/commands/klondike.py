@@ -103,7 +103,8 @@ class Command(BaseCommand):
         from games.models import SolvedDeal
         from games.solver_jobs import solve_deal
 
-        draw, mode_scoring = parse_mode(options["mode"])
+        mode = options["mode"]
+        draw, mode_scoring = parse_mode(mode)
         scoring = mode_scoring.value
         done = SolvedDeal.objects.filter(draw=draw, scoring=scoring)
         # The pool is the wins not handed out yet (to a winnable game or a daily deal).

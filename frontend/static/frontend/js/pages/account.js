@@ -1,7 +1,7 @@
 // The account page: who you are, where you are signed in (sign any other session out),
 // and your personal access tokens (make, list, revoke).
 // The page's requests go with the session: a token cannot manage the account.
-import { ApiError, currentUser, del, get, post } from "../api.js";
+import { ApiError, api, currentUser, del, get, post } from "../api.js";
 import { $, h, replace, toast } from "../util.js";
 
 const list = $("#tokens");
@@ -90,6 +90,61 @@ $("#token-copy").addEventListener("click", async () => {
   }
 });
 
+// -- email and password ---------------------------------------------------------------
+
+function showEmail(user) {
+  const state = $("#email-state");
+  if (!user.email) replace(state, "No address yet.");
+  else replace(state, h("b", {}, user.email), user.email_verified ? " — verified" : " — not verified yet: "
+    + "follow the link we mailed to it");
+  $("#email-warning").hidden = Boolean(user.email && user.email_verified);
+  $("#email-resend").hidden = !user.email || user.email_verified;
+}
+
+$("#email-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("#email-error").textContent = "";
+  try {
+    const user = await api("PATCH", "/api/accounts/me", { email: $("#email-input").value.trim() });
+    showEmail(user);
+    $("#email-input").value = "";
+    toast(user.email ? `A link is on its way to ${user.email}` : "Address removed");
+  } catch (err) {
+    $("#email-error").textContent = err instanceof ApiError ? err.detail : String(err);
+  }
+});
+
+$("#email-resend").addEventListener("click", async () => {
+  try {
+    toast((await post("/api/accounts/email/verification")).detail);
+  } catch (err) {
+    toast(err instanceof ApiError ? err.detail : String(err), "error");
+  }
+});
+
+$("#password-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const error = $("#password-error");
+  error.textContent = "";
+  const data = {
+    current_password: form.current_password.value, new_password: form.new_password.value,
+    keep_sessions: form.keep_sessions.checked, keep_tokens: form.keep_tokens.checked,
+  };
+  if (!data.current_password || !data.new_password) {
+    error.textContent = "Enter your current password and a new one.";
+    return;
+  }
+  try {
+    const done = await post("/api/accounts/password", data);
+    form.reset();
+    toast(`Password changed; ${done.signed_out} other session(s) signed out, ${done.revoked_tokens} token(s) revoked`);
+    await Promise.all([showSessions(), show()]);
+  } catch (err) {
+    error.textContent = err instanceof ApiError ? err.detail : String(err);
+  }
+});
+
 // -- sessions ---------------------------------------------------------------------
 
 const sessionList = $("#sessions");
@@ -144,7 +199,8 @@ async function start() {
     location.assign(`/login/?next=${encodeURIComponent(location.pathname)}`);
     return;
   }
-  replace($("#account-who"), "Signed in as ", h("b", {}, user.username), user.email ? ` (${user.email})` : "");
+  replace($("#account-who"), "Signed in as ", h("b", {}, user.username));
+  showEmail(user);
   await Promise.all([showSessions(), show()]);
 }
 
