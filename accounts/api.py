@@ -4,6 +4,7 @@ signed-in session (``Authorization: Token kl_…``)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts import email_addresses, login_guard, passwords, sessions, tokens
+from accounts import email_addresses, login_guard, passwords, sessions, tokens, two_factor
 from accounts.authentication import SignedInSession
 from accounts.models import AccessToken
 from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
@@ -30,6 +31,8 @@ from games.services import ServiceError, claim_guest_games
 from leaderboards.services import visible_results
 
 User = get_user_model()
+TWO_FACTOR_PENDING = "two_factor_pending"  # in the session: whose password was right, and when
+TWO_FACTOR_WINDOW = 300  # seconds to enter the code after the password
 USERNAME_HELP = "3–30 letters, digits, '_' or '-'; unique regardless of case"
 
 
@@ -55,8 +58,19 @@ class LogInSerializer(StrictSerializer):
     password = password_field()
 
 
+def proof_password() -> serializers.CharField:
+    return password_field(required=False, help_text="with two-factor sign-in on: the password")
+
+
+def proof_code() -> serializers.CharField:
+    return StrictCharField(required=False, max_length=32,
+                           help_text="with two-factor sign-in on: a code from the app or a recovery code")
+
+
 class ProfileUpdateSerializer(StrictSerializer):
     email = email_field()
+    password = proof_password()
+    code = proof_code()
 
 
 class ProfileSerializer(serializers.Serializer):
@@ -159,6 +173,11 @@ class LogInView(APIView):
         user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None:
             raise ServiceError("bad_credentials", "that username and password do not match", 400)
+        if two_factor.enabled(user):
+            # Not signed in yet: the code comes next (LogInCodeView), from this session.
+            request.session[TWO_FACTOR_PENDING] = {"user": user.pk, "at": time.time()}
+            return Response({"two_factor_required": True,
+                             "detail": "enter a code from your authenticator app, or a recovery code"})
         return Response(start_session(request, user))
 
 
@@ -189,6 +208,7 @@ class MeView(APIView):
     def patch(self, request: Request) -> Response:
         data = validated(ProfileUpdateSerializer, request.data)
         if "email" in data:
+            two_factor.require_fresh(request.user, data.get("password"), data.get("code"))
             # A new address is unverified until its link is followed; the old one is told.
             email_addresses.change(request._request, data["email"])
         return self.get(request)
@@ -213,6 +233,8 @@ class TokenCreateSerializer(StrictSerializer):
     scope = serializers.ChoiceField(AccessToken.Scope.values,
                                     help_text="`read`: your own private data; `play`: also moves, races and games")
     expires_in_days = serializers.IntegerField(min_value=1, max_value=tokens.MAX_EXPIRY_DAYS, default=30)
+    password = proof_password()
+    code = proof_code()
 
 
 class TokenSerializer(serializers.Serializer):
@@ -253,6 +275,7 @@ class TokensView(APIView):
                               409: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request: Request) -> Response:
         data = validated(TokenCreateSerializer, request.data)
+        two_factor.require_fresh(request.user, data.get("password"), data.get("code"))
         token, secret = tokens.issue(request.user, name=data["name"], scope=data["scope"],
                                      expires_in_days=data["expires_in_days"])
         return Response({**TokenSerializer(token).data, "token": secret}, status=201)
@@ -436,3 +459,100 @@ class EmailVerificationView(APIView):
     def post(self, request: Request) -> Response:
         email_addresses.send_verification(request._request, request.user)
         return Response({"detail": f"a link is on its way to {request.user.email}"}, status=202)
+
+
+# -- two-factor sign-in -----------------------------------------------------------
+
+
+class CodeSerializer(StrictSerializer):
+    code = StrictCharField(max_length=32, help_text="from the authenticator app, or a recovery code")
+
+
+class FreshProofSerializer(StrictSerializer):
+    password = password_field()
+    code = StrictCharField(max_length=32, help_text="from the authenticator app, or a recovery code")
+
+
+class TwoFactorStatusSerializer(serializers.Serializer):
+    enabled = serializers.BooleanField()
+    recovery_codes_left = serializers.IntegerField()
+
+
+class TwoFactorSetupSerializer(serializers.Serializer):
+    otpauth_uri = serializers.CharField(help_text="for the authenticator app")
+    secret = serializers.CharField(help_text="the same, to type in by hand (base 32)")
+    qr = serializers.CharField(help_text="the URI as a QR code: an SVG data: URI")
+
+
+class RecoveryCodesSerializer(serializers.Serializer):
+    recovery_codes = serializers.ListField(child=serializers.CharField(), help_text="each works once; shown once")
+
+
+class LogInCodeView(APIView):
+    """The second step of a sign-in with two-factor on."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [login_guard.LoginRateThrottle]
+
+    @extend_schema(summary="Log in: the two-factor code", request=CodeSerializer, parameters=[retry_after(429)],
+                   responses={200: SessionSerializer, 400: ErrorSerializer, 409: ErrorSerializer,
+                              429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        code = validated(CodeSerializer, request.data)["code"]
+        pending = request.session.get(TWO_FACTOR_PENDING)
+        if not pending or time.time() - pending["at"] > TWO_FACTOR_WINDOW:
+            raise ServiceError("no_sign_in_pending", "log in with your name and password first", 409)
+        user = User.objects.filter(pk=pending["user"], is_active=True).first()
+        if user is None:
+            raise ServiceError("no_sign_in_pending", "log in with your name and password first", 409)
+        two_factor.check(user, code)
+        del request.session[TWO_FACTOR_PENDING]
+        return Response(start_session(request, user))
+
+
+class TwoFactorView(APIView):
+    permission_classes = [SignedInSession]
+
+    @extend_schema(summary="Is two-factor sign-in on", responses={200: TwoFactorStatusSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(two_factor.status(request.user))
+
+
+class TwoFactorSetupView(APIView):
+    permission_classes = [SignedInSession]
+
+    @extend_schema(summary="Start turning two-factor sign-in on", description="A new secret for the app; "
+                   "nothing changes until a code from it is confirmed.", request=None,
+                   responses={200: TwoFactorSetupSerializer, 409: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        return Response(two_factor.begin(request.user))
+
+
+class TwoFactorConfirmView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_change"
+
+    @extend_schema(summary="Turn two-factor sign-in on with a code from the app", request=CodeSerializer,
+                   parameters=[retry_after(429)],
+                   responses={200: RecoveryCodesSerializer, 400: ErrorSerializer, 409: ErrorSerializer,
+                              429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        codes = two_factor.confirm(request.user, validated(CodeSerializer, request.data)["code"])
+        return Response({"recovery_codes": codes})
+
+
+class TwoFactorDisableView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_change"
+
+    @extend_schema(summary="Turn two-factor sign-in off", description="Needs the password and a code.",
+                   request=FreshProofSerializer, parameters=[retry_after(429)],
+                   responses={204: None, 400: ErrorSerializer, 403: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(FreshProofSerializer, request.data)
+        if not two_factor.enabled(request.user):
+            raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
+        two_factor.disable(request.user, data["password"], data["code"])
+        return Response(status=204)

@@ -372,6 +372,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "knox",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -483,6 +486,8 @@ REST_FRAMEWORK = {
 # Personal access tokens (accounts.tokens): django-rest-knox with its custom token
 # model, stored as SHA-512 digests; the secret starts "kl_" (secret scanners can find it).
 KNOX_TOKEN_MODEL = "accounts.AccessToken"
+# Two-factor sign-in (accounts.two_factor): the name authenticator apps show.
+OTP_TOTP_ISSUER = "Klondike"
 # Knox's own migrations create its default token table even when the model is swapped
 # (its migrations predate the swap): with the model swapped that table is never used.
 MIGRATION_MODULES = {"knox": None}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser_helpers import PASSWORD, chromium, daphne_server, new_page, shot  # noqa: F401
-from tests.mail_helpers import body_of, link_in, mailbox  # noqa: F401
+from tests.mail_helpers import link_in, mailbox  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -69,7 +69,7 @@ form.addEventListener("submit", async (event) => {
   const button = form.querySelector("button[type=submit]");
   button.disabled = true;
   try {
-    const made = await post("/api/accounts/tokens", data);
+    const made = await post("/api/accounts/tokens", { ...data, ...proof() });
     $("#token-secret-value").textContent = made.token;
     $("#token-secret").hidden = false;
     form.reset();
@@ -105,7 +105,7 @@ $("#email-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("#email-error").textContent = "";
   try {
-    const user = await api("PATCH", "/api/accounts/me", { email: $("#email-input").value.trim() });
+    const user = await api("PATCH", "/api/accounts/me", { email: $("#email-input").value.trim(), ...proof() });
     showEmail(user);
     $("#email-input").value = "";
     toast(user.email ? `A link is on its way to ${user.email}` : "Address removed");
@@ -143,6 +143,70 @@ $("#password-form").addEventListener("submit", async (event) => {
   } catch (err) {
     error.textContent = err instanceof ApiError ? err.detail : String(err);
   }
+});
+
+// -- two-factor sign-in -------------------------------------------------------------
+
+let twoFactorOn = false;
+
+/** The password and code a sensitive action needs while two-factor sign-in is on. */
+function proof() {
+  if (!twoFactorOn) return {};
+  return { password: $("#proof-password").value, code: $("#proof-code").value.trim() };
+}
+
+async function showTwoFactor() {
+  const state = await get("/api/accounts/two-factor");
+  twoFactorOn = state.enabled;
+  replace($("#twofa-state"), state.enabled
+    ? `On: signing in needs a code from your app. ${state.recovery_codes_left} recovery codes left.`
+    : "Off: your password alone signs you in.");
+  $("#twofa-start").hidden = state.enabled;
+  $("#twofa-off").hidden = !state.enabled;
+  $("#proof").hidden = !state.enabled;
+}
+
+function twoFactorFailed(err) {
+  $("#twofa-error").textContent = err instanceof ApiError ? err.detail : String(err);
+}
+
+$("#twofa-start").addEventListener("click", async () => {
+  $("#twofa-error").textContent = "";
+  try {
+    const setup = await post("/api/accounts/two-factor/setup");
+    $("#twofa-qr").src = setup.qr;
+    $("#twofa-secret").textContent = setup.secret;
+    $("#twofa-setup").hidden = false;
+    $("#twofa-start").hidden = true;
+    $("#twofa-code").focus();
+  } catch (err) { twoFactorFailed(err); }
+});
+
+$("#twofa-confirm").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("#twofa-error").textContent = "";
+  try {
+    const { recovery_codes: codes } = await post("/api/accounts/two-factor/confirm", { code: $("#twofa-code").value });
+    $("#twofa-setup").hidden = true;
+    replace($("#twofa-code-list"), codes.map((code) => h("li", {}, h("code", {}, code))));
+    $("#twofa-codes").hidden = false;
+    await showTwoFactor();
+  } catch (err) { twoFactorFailed(err); }
+});
+
+$("#twofa-off").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  $("#twofa-error").textContent = "";
+  try {
+    await post("/api/accounts/two-factor/disable", {
+      password: $("#twofa-off-password").value, code: $("#twofa-off-code").value.trim(),
+    });
+    form.reset();
+    $("#twofa-codes").hidden = true;
+    toast("Two-factor sign-in is off");
+    await showTwoFactor();
+  } catch (err) { twoFactorFailed(err); }
 });
 
 // -- sessions ---------------------------------------------------------------------
@@ -201,7 +265,7 @@ async function start() {
   }
   replace($("#account-who"), "Signed in as ", h("b", {}, user.username));
   showEmail(user);
-  await Promise.all([showSessions(), show()]);
+  await Promise.all([showSessions(), show(), showTwoFactor()]);
 }
 
 start();

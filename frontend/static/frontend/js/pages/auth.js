@@ -26,7 +26,23 @@ form.addEventListener("submit", async (event) => {
   const button = form.querySelector("button[type=submit]");
   button.disabled = true;
   try {
-    await post(`/api/accounts/${kind}`, data);
+    const codeStep = $("#code-step");  // on the log-in page only
+    if (codeStep && !codeStep.hidden) {
+      // Two-factor sign-in: the password was right; now the code.
+      await post("/api/accounts/login/two-factor", { code: (data.code || "").trim() });
+      location.assign(nextUrl());
+      return;
+    }
+    delete data.code;
+    const answer = await post(`/api/accounts/${kind}`, data);
+    if (answer?.two_factor_required) {
+      $("#code-step").hidden = false;
+      $("#username").readOnly = $("#password").readOnly = true;
+      $("#code").focus();
+      error.textContent = "";
+      button.disabled = false;
+      return;
+    }
     location.assign(nextUrl());
   } catch (err) {
     error.textContent = err instanceof ApiError ? err.detail : String(err);

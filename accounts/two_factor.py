@@ -1,0 +1,119 @@
+"""Optional two-factor sign-in with an authenticator app (django-otp: a TOTP device, and
+its static-code device for ten one-time recovery codes).
+
+Turned on in two steps (a secret shown as a QR code, then a code from the app to prove
+it was scanned). When it is on, signing in needs a code after the password, and the
+account's sensitive actions (turning it off, changing the email, making a token,
+deleting the account) need the password and a fresh code. Failed codes are slowed down
+by django-otp's throttling (twice as long after each failure), never refused for good.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import segno
+from django.db import transaction
+from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from accounts import mail
+from api.errors import ServiceError
+
+RECOVERY_CODES = 10
+NEEDED = ("two_factor_required", "this needs your password and a code from your authenticator app")
+
+
+def enabled(user: Any) -> bool:
+    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+
+
+def status(user: Any) -> dict[str, Any]:
+    left = StaticToken.objects.filter(device__user=user, device__confirmed=True).count()
+    return {"enabled": enabled(user), "recovery_codes_left": left}
+
+
+def begin(user: Any) -> dict[str, str]:
+    """A new secret for the app, not in force until ``confirm``."""
+    if enabled(user):
+        raise ServiceError("already_enabled", "two-factor sign-in is on already: turn it off first", 409)
+    TOTPDevice.objects.filter(user=user, confirmed=False).delete()
+    device = TOTPDevice.objects.create(user=user, name="authenticator app", confirmed=False)
+    uri = device.config_url
+    return {"otpauth_uri": uri, "secret": uri.split("secret=")[1].split("&")[0],
+            "qr": segno.make(uri, error="m").svg_data_uri(scale=5)}
+
+
+def confirm(user: Any, code: str) -> list[str]:
+    """Turn it on with a code from the app; the recovery codes, shown this once."""
+    device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
+    if device is None:
+        raise ServiceError("no_setup", "start the set-up first", 409)
+    _verify(device, code)
+    with transaction.atomic():
+        device.confirmed = True
+        device.save(update_fields=["confirmed"])
+        StaticDevice.objects.filter(user=user).delete()
+        static = StaticDevice.objects.create(user=user, name="recovery codes", confirmed=True)
+        codes = [StaticToken.random_token() for _ in range(RECOVERY_CODES)]
+        StaticToken.objects.bulk_create([StaticToken(device=static, token=code) for code in codes])
+        mail.two_factor_changed(user, "turned on")
+    return codes
+
+
+def disable(user: Any, password: str, code: str) -> None:
+    require_fresh(user, password, code)
+    with transaction.atomic():
+        TOTPDevice.objects.filter(user=user).delete()
+        StaticDevice.objects.filter(user=user).delete()
+        mail.two_factor_changed(user, "turned off")
+
+
+def check(user: Any, code: str) -> None:
+    """A code from the app, or a recovery code (used up by this)."""
+    code = (code or "").strip().replace(" ", "")
+    devices = [*TOTPDevice.objects.filter(user=user, confirmed=True),
+               *StaticDevice.objects.filter(user=user, confirmed=True)]
+    if not devices:
+        raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
+    waits = []
+    for device in devices:
+        allowed, data = device.verify_is_allowed()
+        if not allowed:
+            waits.append(data)
+            continue
+        if device.verify_token(code):
+            return
+    if waits and len(waits) == len(devices):
+        raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
+                           retry_after=_seconds_left(waits))
+    raise ServiceError("wrong_code", "that code is not right", 400)
+
+
+def require_fresh(user: Any, password: str | None, code: str | None) -> None:
+    """For a sensitive action while two-factor sign-in is on: the password and a code."""
+    if not enabled(user):
+        return
+    if not password or not code:
+        raise ServiceError(*NEEDED, 403)
+    if not user.check_password(password):
+        raise ServiceError("wrong_password", "the password is not right", 400)
+    check(user, code)
+
+
+def _verify(device: TOTPDevice, code: str) -> None:
+    allowed, data = device.verify_is_allowed()
+    if not allowed:
+        raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
+                           retry_after=_seconds_left([data]))
+    if not device.verify_token((code or "").strip().replace(" ", "")):
+        raise ServiceError("wrong_code", "that code is not right", 400)
+
+
+def _seconds_left(waits: list[Any]) -> int:
+    from django.utils import timezone
+
+    ends = [data.get("locked_until") for data in waits if data and data.get("locked_until")]
+    if not ends:
+        return 1
+    return max(1, int((min(ends) - timezone.now()).total_seconds()) + 1)
