@@ -11,7 +11,10 @@ from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, login, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.http import StreamingHttpResponse
 from django.middleware.csrf import get_token
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -20,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts import email_addresses, login_guard, passwords, sessions, tokens, two_factor
+from accounts import deletion, email_addresses, export, login_guard, passwords, sessions, tokens, two_factor
 from accounts.authentication import SignedInSession
 from accounts.models import AccessToken
 from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
@@ -135,7 +138,8 @@ class SignUpView(APIView):
                    responses={201: SessionSerializer, 400: ErrorSerializer, 409: ErrorSerializer})
     def post(self, request: Request) -> Response:
         data = validated(SignUpSerializer, request.data)
-        if User.objects.filter(username__iexact=data["username"]).exists():
+        if User.objects.filter(username__iexact=data["username"]).exists() or deletion.name_is_reserved(
+                data["username"]):
             raise ServiceError("username_taken", f"the name {data['username']} is taken", 409)
         candidate = User(username=data["username"], email=data.get("email", ""))
         try:
@@ -219,7 +223,7 @@ class ProfileView(APIView):
 
     @extend_schema(summary="A player's public profile", responses={200: PublicProfileSerializer, 404: ErrorSerializer})
     def get(self, request: Request, username: str) -> Response:
-        user = User.objects.filter(username__iexact=username).first()
+        user = User.objects.filter(username__iexact=username, is_active=True).first()
         if user is None:
             raise ServiceError("not_found", "there is no such player", 404)
         return Response(public_profile(user))
@@ -556,3 +560,47 @@ class TwoFactorDisableView(APIView):
             raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
         two_factor.disable(request.user, data["password"], data["code"])
         return Response(status=204)
+
+
+# -- leaving: delete and export -----------------------------------------------------
+
+
+class DeleteAccountSerializer(StrictSerializer):
+    password = password_field()
+    code = proof_code()
+
+
+class DeleteAccountView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "password_change"
+
+    @extend_schema(summary="Delete my account", description="Needs the password (and a code with two-factor "
+                   "sign-in on). Other players' games, races and boards keep their results under a neutral "
+                   "name; the name is free for others after USERNAME_RESERVED_DAYS.",
+                   request=DeleteAccountSerializer, parameters=[retry_after(429)],
+                   responses={204: None, 400: ErrorSerializer, 403: ErrorSerializer, 429: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        data = validated(DeleteAccountSerializer, request.data)
+        deletion.delete(request.user, data["password"], data.get("code"))
+        logout(request._request)
+        return Response(status=204)
+
+
+class ExportView(APIView):
+    permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "export"
+
+    @extend_schema(summary="A copy of my data (JSON download)", description="Streamed: profile, sessions, "
+                   "tokens without secrets, Vegas and rating history, races, every game with its moves.",
+                   parameters=[retry_after(429)],
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT, 403: ErrorSerializer,
+                              429: ErrorSerializer})
+    def get(self, request: Request) -> StreamingHttpResponse:
+        response = StreamingHttpResponse(export.stream(request.user.pk, request.session.session_key),
+                                         content_type="application/json")
+        stamp = timezone.now().strftime("%Y-%m-%d")
+        response["Content-Disposition"] = f'attachment; filename="klondike-{request.user.username}-{stamp}.json"'
+        response["Cache-Control"] = "no-store"
+        return response

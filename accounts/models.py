@@ -22,6 +22,9 @@ class User(AbstractUser):
     # The address's owner followed the link mailed to it: only then can a forgotten
     # password be reset through it (accounts.passwords).
     email_verified = models.BooleanField(default=False)
+    # Set when the account was deleted: its row stays, anonymised, so that other
+    # players' races and boards keep their results (accounts.deletion).
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -30,6 +33,14 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+
+class ReservedUsername(models.Model):
+    """A deleted account's name, not to be taken by a new account before ``free_from``
+    (so that nobody can pose as the player who left)."""
+
+    name = models.CharField(max_length=150, unique=True)  # lower case
+    free_from = models.DateTimeField()
 
 
 class AccessToken(AbstractAuthToken):

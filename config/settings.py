@@ -46,6 +46,7 @@ SITE_URL        the origin links in mail use (e.g. https://klondike.example); de
 PASSWORD_RESET_TIMEOUT  int seconds a reset link works, default 3600
 EMAIL_VERIFY_SECONDS  int seconds an email verification link works, default 3 days
 THROTTLE_PASSWORD_RESET  reset requests per client address, default 5/hour
+USERNAME_RESERVED_DAYS  int, days a deleted account's name stays reserved, default 30
 """
 
 from __future__ import annotations
@@ -480,6 +481,7 @@ REST_FRAMEWORK = {
         "password_reset": env_str("THROTTLE_PASSWORD_RESET", "5/hour"),
         "password_reset_confirm": env_str("THROTTLE_PASSWORD_RESET_CONFIRM", "20/hour"),
         "email_verification": env_str("THROTTLE_EMAIL_VERIFICATION", "5/hour"),
+        "export": env_str("THROTTLE_EXPORT", "10/hour"),
     },
 }
 
@@ -512,6 +514,8 @@ SITE_URL = env_str("SITE_URL", "").rstrip("/")
 # A password-reset link works once, for this long (Django's reset tokens).
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
 EMAIL_VERIFY_SECONDS = env_int("EMAIL_VERIFY_SECONDS", 3 * 24 * 3600)
+# A deleted account's name is free for a new account after this many days.
+USERNAME_RESERVED_DAYS = env_int("USERNAME_RESERVED_DAYS", 30)
 # A signed-in session's last-seen time in its owner's list is written at most this often.
 SESSION_SEEN_EVERY = env_int("SESSION_SEEN_EVERY", 300)
 

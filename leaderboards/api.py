@@ -223,7 +223,7 @@ class StatsView(APIView):
 
     @extend_schema(summary="A player's statistics", responses={200: StatsSerializer, 404: ErrorSerializer})
     def get(self, request: Request, username: str) -> Response:
-        user = get_user_model().objects.filter(username__iexact=username).first()
+        user = get_user_model().objects.filter(username__iexact=username, is_active=True).first()
         if user is None:
             raise ServiceError("not_found", "there is no such player", 404)
         return Response(services.player_stats(user))

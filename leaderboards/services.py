@@ -78,6 +78,17 @@ def score_changed(game: Game, delta: int) -> None:
                                      balance=balance)
 
 
+def forget_account(user_id: int) -> None:
+    """A deleted account leaves the Vegas and race-rating boards, with its own history
+    of them; other players' results and changes stay as they are."""
+    VegasBalance.objects.filter(user_id=user_id).delete()
+    BalanceChange.objects.filter(user_id=user_id).delete()
+    Rating.objects.filter(user_id=user_id).delete()
+    RatingChange.objects.filter(user_id=user_id).delete()
+    board_changed("vegas")
+    board_changed("races")
+
+
 def games_claimed(user_id: int, games: list[Game]) -> None:
     """Guest Vegas games now owned by an account join its balance."""
     counted = [g for g in games if g.counts_for_balance]

@@ -87,6 +87,8 @@ export function toast(text, kind = "info", ms = 3500) {
 
 export function playerLink(name) {
   if (!name) return h("span", { class: "muted" }, "guest");
+  // A deleted account's neutral name (it has a space: no account can) links nowhere.
+  if (name.startsWith("deleted player ")) return h("span", { class: "muted" }, name);
   return h("a", { href: `/players/${encodeURIComponent(name)}/` }, name);
 }
 

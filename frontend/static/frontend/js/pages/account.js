@@ -209,6 +209,25 @@ $("#twofa-off").addEventListener("submit", async (event) => {
   } catch (err) { twoFactorFailed(err); }
 });
 
+// -- leaving --------------------------------------------------------------------------
+
+$("#delete-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("#delete-error").textContent = "";
+  const password = $("#delete-password").value;
+  if (!password) {
+    $("#delete-error").textContent = "Enter your password to delete the account.";
+    return;
+  }
+  if (!confirm("Delete your account for good?")) return;
+  try {
+    await post("/api/accounts/delete", { ...proof(), password });
+    location.assign("/");
+  } catch (err) {
+    $("#delete-error").textContent = err instanceof ApiError ? err.detail : String(err);
+  }
+});
+
 // -- sessions ---------------------------------------------------------------------
 
 const sessionList = $("#sessions");
