@@ -53,6 +53,10 @@ FUZZ = hypothesis_settings(phases=[Phase.explicit, Phase.generate], max_examples
 SEMANTIC_REFUSALS: dict[str, dict[int, set[str] | None]] = {
     "POST /api/accounts/login": {400: {"bad_credentials"}},
     "POST /api/accounts/signup": {400: {"weak_password"}},
+    # A well-formed link, code or password that is not the right one.
+    "POST /api/accounts/email/verify": {400: {"bad_link", "link_expired"}},
+    "POST /api/accounts/password-reset/confirm": {400: {"bad_reset_link", "weak_password"}},
+    "POST /api/accounts/login/two-factor": {400: {"wrong_code"}},
     "POST /api/games/{game_id}/moves": {422: None},
     "POST /api/games/{game_id}/undo": {422: None},
 }
