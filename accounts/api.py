@@ -21,6 +21,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle as DrfScopedRateThrottle
+from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
 from accounts import deletion, email_addresses, export, login_guard, passwords, sessions, tokens, two_factor
@@ -47,6 +48,19 @@ class ScopedRateThrottle(DrfScopedRateThrottle):
         if not hasattr(view, request.method.lower()):
             return True
         return super().allow_request(request, view)
+
+
+class AddressRateThrottle(SimpleRateThrottle):
+    """Account writes per client address (as config.client_address resolved it, behind
+    TRUSTED_PROXIES), besides each action's own limit per account."""
+
+    scope = "account_address"
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        return not hasattr(view, request.method.lower()) or super().allow_request(request, view)
+
+    def get_cache_key(self, request: Request, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def password_field(**options: Any) -> serializers.CharField:
@@ -275,7 +289,7 @@ class TokensView(APIView):
     throttle_scope = "tokens"
 
     def get_throttles(self) -> list[Any]:
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+        return [ScopedRateThrottle(), AddressRateThrottle()] if self.request.method == "POST" else []
 
     @extend_schema(summary="My access tokens", description="Needs a signed-in session.",
                    responses={200: TokenSerializer(many=True), 401: ErrorSerializer, 403: ErrorSerializer})
@@ -407,7 +421,7 @@ class DoneSerializer(serializers.Serializer):
 
 class PasswordChangeView(APIView):
     permission_classes = [SignedInSession]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
     throttle_scope = "password_change"
 
     @extend_schema(summary="Change my password", description="Needs the current password and a signed-in "
@@ -464,7 +478,7 @@ class EmailVerifyView(APIView):
 
 class EmailVerificationView(APIView):
     permission_classes = [SignedInSession]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
     throttle_scope = "email_verification"
 
     @extend_schema(summary="Mail my address its verification link again", request=None,
@@ -544,7 +558,7 @@ class TwoFactorSetupView(APIView):
 
 class TwoFactorConfirmView(APIView):
     permission_classes = [SignedInSession]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
     throttle_scope = "password_change"
 
     @extend_schema(summary="Turn two-factor sign-in on with a code from the app", request=CodeSerializer,
@@ -558,7 +572,7 @@ class TwoFactorConfirmView(APIView):
 
 class TwoFactorDisableView(APIView):
     permission_classes = [SignedInSession]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
     throttle_scope = "password_change"
 
     @extend_schema(summary="Turn two-factor sign-in off", description="Needs the password and a code.",
@@ -582,7 +596,7 @@ class DeleteAccountSerializer(StrictSerializer):
 
 class DeleteAccountView(APIView):
     permission_classes = [SignedInSession]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
     throttle_scope = "password_change"
 
     @extend_schema(summary="Delete my account", description="Needs the password (and a code with two-factor "
@@ -599,7 +613,7 @@ class DeleteAccountView(APIView):
 
 class ExportView(APIView):
     permission_classes = [SignedInSession]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
     throttle_scope = "export"
 
     @extend_schema(summary="A copy of my data (JSON download)", description="Streamed: profile, sessions, "

@@ -482,6 +482,7 @@ REST_FRAMEWORK = {
         "password_reset_confirm": env_str("THROTTLE_PASSWORD_RESET_CONFIRM", "20/hour"),
         "email_verification": env_str("THROTTLE_EMAIL_VERIFICATION", "5/hour"),
         "export": env_str("THROTTLE_EXPORT", "10/hour"),
+        "account_address": env_str("THROTTLE_ACCOUNT_ADDRESS", "120/hour"),
     },
 }
 

@@ -248,3 +248,21 @@ def test_a_socket_ticket_opens_one_handshake_and_a_token_in_the_url_opens_none(d
     asyncio.run(asyncio.wait_for(body(), 60))
     for server in daphnes:
         assert secret not in server.output() and ticket not in server.output()
+
+
+@pytest.mark.django_db
+def test_making_tokens_is_limited_per_account_and_a_refusal_changes_nothing(monkeypatch):
+    from django.core.cache import cache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "tokens", "3/hour")
+    cache.clear()
+    _, browser = signed_in()
+    made = {"name": "bot", "scope": "read", "expires_in_days": 1}
+    answers = [browser.post("/api/accounts/tokens", made, content_type=JSON) for _ in range(4)]
+    assert [a.status_code for a in answers] == [201, 201, 201, 429]
+    assert answers[-1].json()["error"] == "throttled" and int(answers[-1]["Retry-After"]) > 0
+    assert AccessToken.objects.count() == 3
+    # Listing is not limited by it.
+    assert browser.get("/api/accounts/tokens").status_code == 200
+    cache.clear()
