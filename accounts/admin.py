@@ -24,9 +24,21 @@ def guarded(login_view: Any) -> Any:
             refusal = login_guard.check(request.POST.get("username"), login_guard.client_address(request))
             if refusal is not None:
                 return _too_many(refusal.retry_after, refusal.detail.capitalize() + ".")
+            if _has_two_factor(request.POST.get("username")):
+                # The admin's form has no code field: such an account signs in on the site
+                # (password, then code) and then opens the admin with that session.
+                return HttpResponse("This account has two-factor sign-in: log in on the site first, then open "
+                                    "the admin.", status=403, content_type="text/plain; charset=utf-8")
         return login_view(request, extra_context)
 
     return login
+
+
+def _has_two_factor(username: Any) -> bool:
+    from accounts import two_factor
+
+    user = User.objects.filter(username__iexact=str(username or "")).first()
+    return user is not None and two_factor.enabled(user)
 
 
 def _too_many(seconds: int, message: str) -> HttpResponse:

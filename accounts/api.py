@@ -86,7 +86,7 @@ class LogInSerializer(StrictSerializer):
 
 
 def proof_password() -> serializers.CharField:
-    return password_field(required=False, help_text="with two-factor sign-in on: the password")
+    return password_field(required=False, help_text="the password: a sensitive change needs it")
 
 
 def proof_code() -> serializers.CharField:
@@ -320,7 +320,10 @@ class TokenView(APIView):
 
 
 class SocketTicketView(APIView):
-    """For socket clients that cannot set an Authorization header."""
+    """For socket clients that cannot set an Authorization header. A read token may ask
+    (its socket may watch): the POST changes nothing."""
+
+    read_scope_may_post = True
 
     permission_classes = [IsAuthenticated]
     throttle_classes = [ScopedRateThrottle]
@@ -330,7 +333,8 @@ class SocketTicketView(APIView):
                    responses={201: TicketSerializer, 401: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request: Request) -> Response:
         token = request.auth if isinstance(request.auth, AccessToken) else None
-        ticket = tokens.ticket_for(request.user.pk, token)
+        session_key = request.session.session_key
+        ticket = tokens.ticket_for(request.user.pk, token, session_key and sessions.session_digest(session_key))
         return Response({"ticket": ticket, "expires_in": settings.SOCKET_TICKET_SECONDS}, status=201)
 
 
@@ -391,7 +395,6 @@ def new_password_field() -> serializers.CharField:
 class PasswordChangeSerializer(StrictSerializer):
     current_password = password_field()
     new_password = new_password_field()
-    keep_sessions = serializers.BooleanField(default=False, help_text="leave the other sessions signed in")
     keep_tokens = serializers.BooleanField(default=False, help_text="leave the access tokens working")
 
 
@@ -432,7 +435,7 @@ class PasswordChangeView(APIView):
     def post(self, request: Request) -> Response:
         data = validated(PasswordChangeSerializer, request.data)
         return Response(passwords.change(request._request, data["current_password"], data["new_password"],
-                                         keep_sessions=data["keep_sessions"], keep_tokens=data["keep_tokens"]))
+                                         keep_tokens=data["keep_tokens"]))
 
 
 class PasswordResetView(APIView):
@@ -546,13 +549,24 @@ class TwoFactorView(APIView):
         return Response(two_factor.status(request.user))
 
 
+class PasswordSerializer(StrictSerializer):
+    password = password_field()
+
+
 class TwoFactorSetupView(APIView):
     permission_classes = [SignedInSession]
+    throttle_classes = [ScopedRateThrottle, AddressRateThrottle]
+    throttle_scope = "password_change"
 
-    @extend_schema(summary="Start turning two-factor sign-in on", description="A new secret for the app; "
-                   "nothing changes until a code from it is confirmed.", request=None,
-                   responses={200: TwoFactorSetupSerializer, 409: ErrorSerializer})
+    @extend_schema(summary="Start turning two-factor sign-in on", description="Needs the password. A new "
+                   "secret for the app; nothing changes until a code from it is confirmed.",
+                   request=PasswordSerializer, parameters=[retry_after(429)],
+                   responses={200: TwoFactorSetupSerializer, 400: ErrorSerializer, 409: ErrorSerializer,
+                              429: ErrorSerializer})
     def post(self, request: Request) -> Response:
+        password = validated(PasswordSerializer, request.data)["password"]
+        if not request.user.check_password(password):
+            raise ServiceError("wrong_password", "the password is not right", 400)
         return Response(two_factor.begin(request.user))
 
 

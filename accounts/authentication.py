@@ -36,7 +36,9 @@ class AccessTokenAuthentication(TokenAuthentication):
 
     def authenticate(self, request: Request) -> Any:
         result = super().authenticate(request)
-        if result is not None and result[1].scope == AccessToken.Scope.READ and request.method not in SAFE_METHODS:
+        view = request.parser_context.get("view") if request.parser_context else None
+        if (result is not None and result[1].scope == AccessToken.Scope.READ and request.method not in SAFE_METHODS
+                and not getattr(view, "read_scope_may_post", False)):
             raise exceptions.PermissionDenied("this token's scope is read: it cannot play or change anything",
                                               code="token_scope")
         return result

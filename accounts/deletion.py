@@ -39,8 +39,6 @@ def name_is_reserved(username: str) -> bool:
 
 
 def delete(user: Any, password: str, code: str | None) -> None:
-    if not user.check_password(password):
-        raise ServiceError("wrong_password", "the password is not right", 400)
     two_factor.require_fresh(user, password, code)
     _leave_play(user)
     old_name = user.username

@@ -48,10 +48,8 @@ def verify(token: str) -> Any:
         raise ServiceError("link_expired", "this link is too old: ask for a new one on your account page") from None
     except signing.BadSignature:
         raise ServiceError("bad_link", "this link is not valid") from None
-    user = get_user_model().objects.filter(pk=claim.get("user"), is_active=True).first()
-    if user is None or user.email != claim.get("email"):
+    # One statement: an address changed meanwhile is not the one marked verified.
+    users = get_user_model().objects.filter(pk=claim.get("user"), email=claim.get("email"), is_active=True)
+    if not users.update(email_verified=True):
         raise ServiceError("bad_link", "this link is for an address the account no longer has")
-    if not user.email_verified:
-        user.email_verified = True
-        user.save(update_fields=["email_verified"])
-    return user
+    return users.get()

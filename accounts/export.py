@@ -4,8 +4,10 @@ races, and every game with its moves.
 
 Streamed: the answer is written page by page as it is read, each page in its own short
 query on a pooled connection that goes back to the pool before the page is sent, so a
-long download holds no database connection while the client reads it. A live game's
-moves are left out until it is over (an undo can turn a card it names face down again).
+long download holds no database connection while the client reads it. The viewer
+policy's secrets stay kept: a game's moves only once it and its competition are over
+(before, they name cards that may be face down for the player or still in play for
+other racers), and a ranked deal's code only then.
 """
 
 from __future__ import annotations
@@ -76,18 +78,24 @@ def account_part(user_id: int, current_key: str | None) -> dict[str, Any]:
 
 
 def games_page(user_id: int, after: Any) -> list[dict[str, Any]]:
-    """The next page of the account's games (by id), each with its moves."""
-    games = Game.objects.filter(owner_id=user_id).order_by("id")
+    """The next page of the account's games (by id), each with its moves. What the
+    viewer policy keeps from the player is kept here too: a ranked deal's code until it
+    is over, and the moves until the game and its competition (a race, a day) are."""
+    games = Game.objects.filter(owner_id=user_id).select_related("race", "daily").order_by("id")
     if after is not None:
         games = games.filter(id__gt=after)
-    page = list(games.values(*GAME_FIELDS)[:GAMES_PER_PAGE])
-    finished = [g["id"] for g in page if g["status"] != Game.Status.LIVE]
-    moves: dict[Any, list[dict[str, Any]]] = {game_id: [] for game_id in finished}
-    for row in Move.objects.filter(game_id__in=finished).order_by("game_id", "seq").values("game_id", *MOVE_FIELDS):
+    page = list(games[:GAMES_PER_PAGE])
+    shown = [game.id for game in page if game.reveals_everything]
+    moves: dict[Any, list[dict[str, Any]]] = {game_id: [] for game_id in shown}
+    for row in Move.objects.filter(game_id__in=shown).order_by("game_id", "seq").values("game_id", *MOVE_FIELDS):
         moves[row.pop("game_id")].append(row)
+    rows = []
     for game in page:
-        game["moves_list"] = moves.get(game["id"])  # None: live, left out until it is over
-    return page
+        row = {field: getattr(game, field) for field in GAME_FIELDS}
+        row["code"] = game.code if game.code_visible else None
+        row["moves_list"] = moves.get(game.id)  # None: withheld until the game and its competition are over
+        rows.append(row)
+    return rows
 
 
 async def stream(user_id: int, current_key: str | None) -> AsyncIterator[str]:

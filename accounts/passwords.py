@@ -1,6 +1,6 @@
 """Changing a password (with the current one) and resetting a forgotten one (a link
 mailed to a verified address, Django's one-use expiring reset tokens). Either signs out
-every other session and revokes every access token, unless the owner keeps them, and
+every other session and revokes every access token unless the owner keeps them, and
 mails a notice."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def checked_new_password(user: Any, password: str) -> None:
         raise ServiceError("weak_password", " ".join(exc.messages)) from None
 
 
-def change(request: HttpRequest, current: str, new: str, *, keep_sessions: bool, keep_tokens: bool) -> dict[str, int]:
+def change(request: HttpRequest, current: str, new: str, *, keep_tokens: bool) -> dict[str, int]:
     user = request.user
     if not user.check_password(current):
         raise ServiceError("wrong_password", "the current password is not right", 400)
@@ -41,7 +41,9 @@ def change(request: HttpRequest, current: str, new: str, *, keep_sessions: bool,
         old_key = request.session.session_key
         update_session_auth_hash(request, user)  # this session stays signed in, under a new key
         sessions.rekeyed(old_key, request.session.session_key)
-        signed_out = 0 if keep_sessions else sessions.sign_out_others(user, request.session.session_key)
+        # Every other session: Django's session hash follows the password, so none
+        # could stay signed in; ending them here also closes their sockets.
+        signed_out = sessions.sign_out_others(user, request.session.session_key)
         revoked = 0 if keep_tokens else tokens.revoke_all(user)
         mail.password_changed(user, "changed from a signed-in session")
     return {"signed_out": signed_out, "revoked_tokens": revoked}
@@ -50,10 +52,12 @@ def change(request: HttpRequest, current: str, new: str, *, keep_sessions: bool,
 def request_reset(request: HttpRequest, address: str) -> None:
     """Mail a reset link to each active account with this verified address. The answer
     is the same whether there is one or not, and each account gets at most
-    RESET_MAILS_PER_HOUR of them."""
+    RESET_MAILS_PER_HOUR of them asked from one client address (so that one asker
+    cannot use up the owner's)."""
     users = get_user_model().objects.filter(email__iexact=address.strip(), email_verified=True, is_active=True)
+    asker = request.META.get("REMOTE_ADDR", "")
     for user in users:
-        sent = f"reset-mails:{user.pk}"
+        sent = f"reset-mails:{user.pk}:{asker}"
         cache.add(sent, 0, 3600)
         if cache.incr(sent) > RESET_MAILS_PER_HOUR:
             continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -85,7 +86,7 @@ def listed(user: Any, current_key: str | None) -> list[dict[str, Any]]:
 
 
 def sign_out(user: Any, session_id: Any, current_key: str | None) -> None:
-    row = UserSession.objects.filter(user=user, id=session_id).first() if _is_uuid(session_id) else None
+    row = UserSession.objects.filter(user=user, id=_uuid_or_none(session_id)).first()
     if row is None:
         raise ServiceError("not_found", "you have no session with this id", 404)
     if row.session_key == current_key:
@@ -115,8 +116,11 @@ def session_store() -> Any:
     return import_string(f"{settings.SESSION_ENGINE}.SessionStore")()
 
 
-def _is_uuid(value: Any) -> bool:
-    return bool(re.fullmatch(r"[0-9a-fA-F-]{32,36}", str(value)))
+def _uuid_or_none(value: Any) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
 
 
 # -- a readable device name from the user agent (for the list only) --------------

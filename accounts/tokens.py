@@ -21,6 +21,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import hash_token
 from knox.settings import CONSTANTS
@@ -115,27 +116,35 @@ def note_use(token: AccessToken) -> None:
 
 @dataclass(frozen=True)
 class Ticket:
+    """Who a socket ticket was made for, and by what: a token (its scope and digest) or
+    a signed-in session (its digest), so that the socket closes when that ends."""
+
     user_id: int
     scope: str | None  # a token's scope, or None for a signed-in session
     token_digest: str | None
+    session_digest: str | None
 
 
-def ticket_for(user_id: int, token: AccessToken | None) -> str:
+def ticket_for(user_id: int, token: AccessToken | None, session_digest: str | None) -> str:
     ticket = "st_" + secrets.token_urlsafe(24)
-    value = {"user": user_id, "scope": token.scope if token else None, "token": token.digest if token else None}
+    value = {"user": user_id, "scope": token.scope if token else None, "token": token.digest if token else None,
+             "session": None if token else session_digest}
     cache.set(_ticket_key(ticket), value, settings.SOCKET_TICKET_SECONDS)
     return ticket
 
 
 def take_ticket(ticket: str) -> Ticket | None:
-    """The ticket's holder, once: a second handshake with it gets nothing."""
+    """The ticket's holder, once: a second handshake with it gets nothing; nor does one
+    whose token has been revoked since."""
     if not ticket or len(ticket) > 64:
         return None
-    key = _ticket_key(ticket)
-    value = _get_and_delete(key)
+    value = _get_and_delete(_ticket_key(ticket))
     if not value:
         return None
-    return Ticket(value["user"], value["scope"], value["token"])
+    live = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+    if value["token"] and not AccessToken.objects.filter(live, digest=value["token"]).exists():
+        return None
+    return Ticket(value["user"], value["scope"], value["token"], value.get("session"))
 
 
 def _ticket_key(ticket: str) -> str:

@@ -1,10 +1,11 @@
 """Optional two-factor sign-in with an authenticator app (django-otp: a TOTP device, and
 its static-code device for ten one-time recovery codes).
 
-Turned on in two steps (a secret shown as a QR code, then a code from the app to prove
-it was scanned). When it is on, signing in needs a code after the password, and the
-account's sensitive actions (turning it off, changing the email, making a token,
-deleting the account) need the password and a fresh code. Failed codes are slowed down
+Turned on in two steps (with the password: a secret shown as a QR code, then a code from
+the app to prove it was scanned). When it is on, signing in needs a code after the
+password, and the account's sensitive actions (turning it off, changing the email,
+making a token, deleting the account), which always need the password, need a fresh
+code as well. Failed codes are slowed down
 by django-otp's throttling (twice as long after each failure), never refused for good.
 """
 
@@ -21,6 +22,7 @@ from accounts import mail
 from api.errors import ServiceError
 
 RECOVERY_CODES = 10
+MAX_FAILURES = 8  # the longest wait after wrong codes: 2**7 = 128 seconds
 NEEDED = ("two_factor_required", "this needs your password and a code from your authenticator app")
 
 
@@ -70,12 +72,13 @@ def disable(user: Any, password: str, code: str) -> None:
 
 
 def check(user: Any, code: str) -> None:
-    """A code from the app, or a recovery code (used up by this)."""
+    """A code from the app (six digits), or a recovery code (used up by this). A wrong
+    one counts against its own kind only, and the wait it causes is capped."""
     code = (code or "").strip().replace(" ", "")
-    devices = [*TOTPDevice.objects.filter(user=user, confirmed=True),
-               *StaticDevice.objects.filter(user=user, confirmed=True)]
-    if not devices:
+    kind = TOTPDevice if code.isdigit() and len(code) == 6 else StaticDevice
+    if not enabled(user):
         raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
+    devices = list(kind.objects.filter(user=user, confirmed=True))
     waits = []
     for device in devices:
         allowed, data = device.verify_is_allowed()
@@ -84,20 +87,31 @@ def check(user: Any, code: str) -> None:
             continue
         if device.verify_token(code):
             return
+        _cap_failures(device)
     if waits and len(waits) == len(devices):
         raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
                            retry_after=_seconds_left(waits))
     raise ServiceError("wrong_code", "that code is not right", 400)
 
 
+def _cap_failures(device: Any) -> None:
+    """django-otp doubles the wait after each failure without a useful bound; here it
+    stops at 2**(MAX_FAILURES-1) seconds, so nobody can lock the owner out for long."""
+    if device.throttling_failure_count > MAX_FAILURES:
+        type(device).objects.filter(pk=device.pk).update(throttling_failure_count=MAX_FAILURES)
+
+
 def require_fresh(user: Any, password: str | None, code: str | None) -> None:
-    """For a sensitive action while two-factor sign-in is on: the password and a code."""
-    if not enabled(user):
-        return
-    if not password or not code:
-        raise ServiceError(*NEEDED, 403)
+    """For a sensitive action: the password (a stolen session alone cannot change the
+    address, make a token or enrol its own app), and a code while two-factor is on."""
+    if not password:
+        raise ServiceError("password_required", "this needs your password", 403)
     if not user.check_password(password):
         raise ServiceError("wrong_password", "the password is not right", 400)
+    if not enabled(user):
+        return
+    if not code:
+        raise ServiceError(*NEEDED, 403)
     check(user, code)
 
 
@@ -107,6 +121,7 @@ def _verify(device: TOTPDevice, code: str) -> None:
         raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
                            retry_after=_seconds_left([data]))
     if not device.verify_token((code or "").strip().replace(" ", "")):
+        _cap_failures(device)
         raise ServiceError("wrong_code", "that code is not right", 400)
 
 

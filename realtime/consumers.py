@@ -118,6 +118,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             self.groups = [publishing.token_group(digest)]  # left again by Channels on disconnect
         elif (session_key := self.signed_in_session_key()) is not None:
             self.groups = [publishing.session_group(session_digest(session_key))]
+        elif ticket_session := self.scope.get("ticket_session"):
+            self.groups = [publishing.session_group(ticket_session)]  # a session's ticket: closes with it
         await super().websocket_connect(message)
 
     async def shut_out(self, code: str, detail: str) -> None:

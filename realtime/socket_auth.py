@@ -41,7 +41,8 @@ def _from_ticket(ticket: str) -> dict[str, Any]:
     user = held and get_user_model().objects.filter(pk=held.user_id, is_active=True).first()
     if not user:
         return {"auth_refused": ("ticket_invalid", "the ticket is unknown, used or expired: ask for a new one")}
-    return {"user": user, "token_scope": held.scope, "token_digest": held.token_digest}
+    return {"user": user, "token_scope": held.scope, "token_digest": held.token_digest,
+            "ticket_session": held.session_digest}
 
 
 def _header_token(scope: dict[str, Any]) -> str | None:
@@ -60,7 +61,8 @@ def _ticket(scope: dict[str, Any]) -> str | None:
 
 class TokenAuthMiddleware(BaseMiddleware):
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        granted: dict[str, Any] = {"token_scope": None, "token_digest": None, "auth_refused": None}
+        granted: dict[str, Any] = {"token_scope": None, "token_digest": None, "ticket_session": None,
+                                   "auth_refused": None}
         if (secret := _header_token(scope)) is not None:
             granted |= await _from_token(secret)
         elif (ticket := _ticket(scope)) is not None:

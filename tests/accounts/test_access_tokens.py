@@ -49,8 +49,11 @@ def with_token(secret: str) -> Client:
 @pytest.mark.django_db
 def test_a_token_is_shown_once_listed_without_its_secret_and_stored_only_as_a_digest():
     user, browser = signed_in()
-    made = browser.post("/api/accounts/tokens", {"name": "my bot", "scope": "play", "expires_in_days": 7},
+    bare = browser.post("/api/accounts/tokens", {"name": "my bot", "scope": "play", "expires_in_days": 7},
                         content_type=JSON)
+    assert error_of(bare) == (403, "password_required")  # a stolen session alone makes no token
+    made = browser.post("/api/accounts/tokens", {"name": "my bot", "scope": "play", "expires_in_days": 7,
+                                                 "password": PASSWORD}, content_type=JSON)
     assert made.status_code == 201, made.content
     body = made.json()
     secret = body["token"]
@@ -72,7 +75,7 @@ def test_a_token_is_shown_once_listed_without_its_secret_and_stored_only_as_a_di
 @pytest.mark.django_db
 def test_a_revoked_token_is_refused_and_only_its_owner_can_revoke_it():
     user, browser = signed_in()
-    secret = api_token(browser)
+    secret = api_token(browser, password=PASSWORD)
     token_id = secret[:15]
     _, stranger = signed_in("stranger")
     assert error_of(stranger.delete(f"/api/accounts/tokens/{token_id}")) == (404, "not_found")
@@ -85,7 +88,7 @@ def test_a_revoked_token_is_refused_and_only_its_owner_can_revoke_it():
 @pytest.mark.django_db
 def test_an_expired_token_is_refused_with_its_own_code():
     _, browser = signed_in()
-    secret = api_token(browser, days=1)
+    secret = api_token(browser, password=PASSWORD, days=1)
     AccessToken.objects.update(expiry=timezone.now() - dt.timedelta(seconds=1))
     assert error_of(with_token(secret).get("/api/games/")) == (401, "token_expired")
 
@@ -93,7 +96,7 @@ def test_an_expired_token_is_refused_with_its_own_code():
 @pytest.mark.django_db
 def test_a_token_never_manages_the_account():
     _, browser = signed_in()
-    api = with_token(api_token(browser))
+    api = with_token(api_token(browser, password=PASSWORD))
     made = {"name": "another", "scope": "play", "expires_in_days": 7}
     for response in (api.post("/api/accounts/tokens", made, content_type=JSON),
                      api.get("/api/accounts/tokens"),
@@ -109,13 +112,13 @@ def test_a_token_never_manages_the_account():
 def test_a_read_token_reads_its_owners_data_and_cannot_play():
     user, browser = signed_in()
     game_id = new_game(user)
-    reader = with_token(api_token(browser, scope="read"))
+    reader = with_token(api_token(browser, password=PASSWORD, scope="read"))
     assert reader.get("/api/accounts/me").json()["username"] == "owner"
     assert reader.get(f"/api/games/{game_id}/").json()["yours"] is True
     refused = reader.post(f"/api/games/{game_id}/moves", {"move": {"type": "draw"}, "seq": 1}, content_type=JSON)
     assert error_of(refused) == (403, "token_scope")
     assert error_of(reader.post("/api/games/", {"draw": 1}, content_type=JSON)) == (403, "token_scope")
-    player = with_token(api_token(browser, scope="play"))
+    player = with_token(api_token(browser, password=PASSWORD, scope="play"))
     assert player.post(f"/api/games/{game_id}/moves", {"move": {"type": "draw"}, "seq": 1},
                        content_type=JSON).status_code == 200
 
@@ -137,7 +140,7 @@ def test_a_token_request_is_refused_when_its_body_is_bad_and_nothing_is_made():
 @override_settings(TOKEN_LAST_USED_EVERY=300)
 def test_the_last_use_is_written_at_most_every_few_minutes():
     _, browser = signed_in()
-    api = with_token(api_token(browser))
+    api = with_token(api_token(browser, password=PASSWORD))
     with_writes = []
     for _ in range(3):
         before = AccessToken.objects.get().last_used_at
@@ -175,7 +178,7 @@ def test_a_revoked_token_closes_its_open_sockets_on_every_process_and_is_refused
     daphnes = daphne_pool
     user, browser = signed_in()
     game_id = new_game(user)
-    secret = api_token(browser)
+    secret = api_token(browser, password=PASSWORD)
 
     async def body() -> None:
         sockets = [await SocketClient(server, f"/ws/games/{game_id}/", token=secret).connect() for server in daphnes]
@@ -198,7 +201,7 @@ def test_an_expired_token_is_refused_at_the_handshake_and_a_read_token_may_watch
     daphnes = daphne_pool
     user, browser = signed_in()
     game_id = new_game(user)
-    reader, expired = api_token(browser, scope="read"), api_token(browser, name="old")
+    reader, expired = api_token(browser, password=PASSWORD, scope="read"), api_token(browser, password=PASSWORD, name="old")
     AccessToken.objects.filter(name="old").update(expiry=timezone.now() - dt.timedelta(seconds=1))
 
     async def body() -> None:
@@ -225,7 +228,7 @@ def test_a_socket_ticket_opens_one_handshake_and_a_token_in_the_url_opens_none(d
     daphnes = daphne_pool
     user, browser = signed_in()
     game_id = new_game(user)
-    secret = api_token(browser)
+    secret = api_token(browser, password=PASSWORD)
     status, answer = post_json(daphnes[0], "/api/accounts/socket-ticket", secret)
     assert status == 201 and answer["expires_in"] == 30 and answer["ticket"].startswith("st_")
     ticket = answer["ticket"]
@@ -248,6 +251,32 @@ def test_a_socket_ticket_opens_one_handshake_and_a_token_in_the_url_opens_none(d
     asyncio.run(asyncio.wait_for(body(), 60))
     for server in daphnes:
         assert secret not in server.output() and ticket not in server.output()
+    # A ticket whose token is revoked before the handshake opens nothing.
+    _, late = post_json(daphnes[0], "/api/accounts/socket-ticket", secret)
+    browser.delete(f"/api/accounts/tokens/{secret[:15]}")
+    assert asyncio.run(refused_at_handshake(daphnes[1], f"/ws/games/{game_id}/?ticket={late['ticket']}")) == (
+        "ticket_invalid", 4401)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_token_gets_a_ticket_and_a_sessions_ticket_closes_with_the_session(daphne_pool):
+    user, browser = signed_in()
+    game_id = new_game(user)
+    reader = api_token(browser, password=PASSWORD, scope="read")
+    status, answer = post_json(daphne_pool[0], "/api/accounts/socket-ticket", reader)
+    assert status == 201  # asking for a ticket changes nothing: a read token may
+    ticket = browser.post("/api/accounts/socket-ticket", content_type=JSON).json()["ticket"]  # the session's
+
+    async def body() -> None:
+        socket = await SocketClient(daphne_pool[1], f"/ws/games/{game_id}/?ticket={ticket}").connect()
+        assert (await socket.recv())["type"] == "snapshot"
+        await asyncio.to_thread(browser.post, "/api/accounts/logout", content_type=JSON)
+        assert (await socket.recv_until(lambda m: m["type"] == "error"))["error"] == "signed_out"
+        with pytest.raises(Closed) as closed:
+            await socket.recv()
+        assert closed.value.code == 4401
+
+    asyncio.run(asyncio.wait_for(body(), 60))
 
 
 @pytest.mark.django_db
@@ -258,7 +287,7 @@ def test_making_tokens_is_limited_per_account_and_a_refusal_changes_nothing(monk
     monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "tokens", "3/hour")
     cache.clear()
     _, browser = signed_in()
-    made = {"name": "bot", "scope": "read", "expires_in_days": 1}
+    made = {"name": "bot", "scope": "read", "expires_in_days": 1, "password": PASSWORD}
     answers = [browser.post("/api/accounts/tokens", made, content_type=JSON) for _ in range(4)]
     assert [a.status_code for a in answers] == [201, 201, 201, 429]
     assert answers[-1].json()["error"] == "throttled" and int(answers[-1]["Retry-After"]) > 0

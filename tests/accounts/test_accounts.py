@@ -253,7 +253,7 @@ def test_session_authenticated_writes_need_the_csrf_token():
 @pytest.mark.django_db
 def test_token_authentication_reaches_me(client):
     signup(client, "Liam", email="liam@example.com")
-    api = Client(HTTP_AUTHORIZATION=f"Token {api_token(client, scope='read')}")
+    api = Client(HTTP_AUTHORIZATION=f"Token {api_token(client, password=PASSWORD, scope='read')}")
     response = api.get("/api/accounts/me")
     assert response.status_code == 200
     body = response.json()
@@ -275,13 +275,13 @@ def test_profile_get_and_patch_email(client):
     signup(client, "mona")
     api = client  # changing the account needs the session (tests/accounts/test_access_tokens.py)
     assert api.get("/api/accounts/me").json()["email"] == ""
-    changed = api.patch("/api/accounts/me", {"email": "mona@example.org"}, content_type=JSON)
+    changed = api.patch("/api/accounts/me", {"email": "mona@example.org", "password": PASSWORD}, content_type=JSON)
     assert changed.status_code == 200
     assert changed.json()["email"] == "mona@example.org"
     assert User.objects.get(username="mona").email == "mona@example.org"
     assert_error(api.patch("/api/accounts/me", {"email": "not an address"}, content_type=JSON), 400, "invalid")
     assert User.objects.get(username="mona").email == "mona@example.org"
-    cleared = api.patch("/api/accounts/me", {"email": ""}, content_type=JSON)
+    cleared = api.patch("/api/accounts/me", {"email": "", "password": PASSWORD}, content_type=JSON)
     assert cleared.status_code == 200 and cleared.json()["email"] == ""
     # Only the email can change: another field is refused (a typo is not silently dropped), the name stays.
     refused = assert_error(api.patch("/api/accounts/me", {"username": "someone-else"}, content_type=JSON),
@@ -397,7 +397,7 @@ def test_guest_games_are_claimed_on_signup(client):
     game = Game.objects.get(pk=game_id)
     assert game.owner.username == "rita" and game.guest_key == ""
     # The token client sees the same game.
-    api = Client(HTTP_AUTHORIZATION=f"Token {api_token(client)}")
+    api = Client(HTTP_AUTHORIZATION=f"Token {api_token(client, password=PASSWORD)}")
     assert [g["id"] for g in api.get("/api/games/").json()["results"]] == [game_id]
 
 

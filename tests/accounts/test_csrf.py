@@ -24,7 +24,7 @@ def test_token_clients_need_no_csrf_token():
     client.post("/api/accounts/signup", {"username": "tokenuser", "password": "a long enough pass 7"},
                 content_type="application/json")
     # The owner makes the token from the signed-in session: that write needs CSRF.
-    made = {"name": "bot", "scope": "play", "expires_in_days": 7}
+    made = {"name": "bot", "scope": "play", "expires_in_days": 7, "password": "a long enough pass 7"}
     refused = client.post("/api/accounts/tokens", made, content_type="application/json")
     assert refused.status_code == 403 and refused.json()["error"] == "csrf_failed"
     csrf = client.get("/api/accounts/csrf").json()["csrf_token"]

@@ -90,7 +90,7 @@ def test_a_deleted_account_disappears_and_everyone_elses_results_stay(monkeypatc
     live = games.create_game(Actor(user_id=leaver.pk))  # a deal of its own: its resignation joins no board above
     hosted = races.create_race(leaver)
     races.join_race(hosted.id, cal)
-    secret = api_token(leaver_client)
+    secret = api_token(leaver_client, password=PASSWORD)
     anyone = Client()
     before = {page: anyone.get(page).json() for page in
               (f"/api/leaderboards/deals/{DEAL}", f"/api/races/{race.id}/",
@@ -145,9 +145,10 @@ def test_the_export_holds_every_game_race_and_setting_and_no_secret(daphne_pool)
     others = [player("o1")[0], player("o2")[0]]
     race = finished_race([user, *others])
     finished = [played(user, code=DEAL) for _ in range(3)] + [played(user, code=None, scoring="vegas")]
+    daily = played(user, daily=True)  # over, but its day is not: its deal stays secret
     live = games.create_game(Actor(user_id=user.pk), code=DEAL)
     games.submit_move(live.id, Actor(user_id=user.pk), {"type": "draw"}, 1)
-    secret = api_token(client, name="exporter")
+    secret = api_token(client, password=PASSWORD, name="exporter")
 
     server = daphne_pool[0]
     jar = http.cookiejar.CookieJar()
@@ -164,10 +165,14 @@ def test_the_export_holds_every_game_race_and_setting_and_no_secret(daphne_pool)
     assert data["profile"]["email"] == "keeper@example.com"
     exported = {game["id"]: game for game in data["games"]}
     race_game = Game.objects.get(race=race, owner=user)
-    assert set(exported) == {str(g.id) for g in [*finished, live, race_game]}
+    assert set(exported) == {str(g.id) for g in [*finished, live, race_game, daily]}
     for game in finished:
         assert [m["seq"] for m in exported[str(game.id)]["moves_list"]] == [1, 2]
+        assert exported[str(game.id)]["code"] == game.code
     assert exported[str(live.id)]["moves_list"] is None  # live: left out until it is over
+    # The viewer policy's secrets stay kept: a daily attempt's deal while the day lasts.
+    assert exported[str(daily.id)]["code"] is None and exported[str(daily.id)]["moves_list"] is None
+    assert daily.code not in text
     assert [entry["race_id"] for entry in data["races"]] == [str(race.id)]
     assert data["vegas"]["games"] == 1 and data["vegas"]["history"]
     assert [t["name"] for t in data["tokens"]] == ["exporter"] and "digest" not in data["tokens"][0]

@@ -70,7 +70,7 @@ def test_signing_out_another_session_ends_it_and_the_current_one_goes_on(account
 def test_signing_out_everywhere_else_leaves_this_session_and_the_tokens(account):
     others = [browser(FIREFOX) for _ in range(3)]
     here = browser(SAFARI)
-    secret = api_token(here)
+    secret = api_token(here, password=PASSWORD)
     answer = here.post("/api/accounts/sessions/sign-out-others", content_type=JSON)
     assert answer.json() == {"signed_out": 3}
     assert all(client.get("/api/accounts/me").status_code in (401, 403) for client in others)
@@ -81,7 +81,7 @@ def test_signing_out_everywhere_else_leaves_this_session_and_the_tokens(account)
 
 def test_logging_out_leaves_the_list_and_a_token_cannot_see_it(account):
     desk = browser(FIREFOX)
-    token = Client(HTTP_AUTHORIZATION=f"Token {api_token(desk)}")
+    token = Client(HTTP_AUTHORIZATION=f"Token {api_token(desk, password=PASSWORD)}")
     response = token.get("/api/accounts/sessions")
     assert (response.status_code, response.json()["error"]) == (403, "session_required")
     assert token.post("/api/accounts/sessions/sign-out-others", content_type=JSON).status_code == 403

@@ -62,7 +62,9 @@ def secured(mailbox):
     assert post(client, "/api/accounts/signup", {"username": "guarded", "password": PASSWORD,
                                                  "email": "guarded@example.com"}).status_code == 201
     assert client.get("/api/accounts/two-factor").json() == {"enabled": False, "recovery_codes_left": 0}
-    setup = post(client, "/api/accounts/two-factor/setup").json()
+    assert error_of(post(client, "/api/accounts/two-factor/setup", {"password": "not the password"})) == (
+        400, "wrong_password")
+    setup = post(client, "/api/accounts/two-factor/setup", {"password": PASSWORD}).json()
     assert setup["otpauth_uri"].startswith("otpauth://totp/Klondike") and setup["qr"].startswith("data:image/svg+xml")
     # Not on until a code proves the app has the secret.
     assert error_of(post(client, "/api/accounts/two-factor/confirm", {"code": "000000"})) == (400, "wrong_code")
@@ -121,12 +123,15 @@ def test_wrong_codes_are_slowed_down_not_locked_out(secured):
 def test_sensitive_actions_need_the_password_and_a_fresh_code(secured, mailbox):
     client, secret, _ = secured
     made = {"name": "bot", "scope": "play", "expires_in_days": 7}
-    assert error_of(post(client, "/api/accounts/tokens", made)) == (403, "two_factor_required")
+    assert error_of(post(client, "/api/accounts/tokens", made)) == (403, "password_required")
+    assert error_of(post(client, "/api/accounts/tokens", {**made, "password": PASSWORD})) == (
+        403, "two_factor_required")
     assert error_of(post(client, "/api/accounts/tokens", {**made, "password": "wrong one here",
                                                            "code": later_code(secret)})) == (400, "wrong_password")
     ok = post(client, "/api/accounts/tokens", {**made, "password": PASSWORD, "code": later_code(secret)})
     assert ok.status_code == 201 and AccessToken.objects.count() == 1
-    moved = client.patch("/api/accounts/me", {"email": "elsewhere@example.com"}, content_type=JSON)
+    moved = client.patch("/api/accounts/me", {"email": "elsewhere@example.com", "password": PASSWORD},
+                         content_type=JSON)
     assert error_of(moved) == (403, "two_factor_required")
     moved = client.patch("/api/accounts/me", {"email": "elsewhere@example.com", "password": PASSWORD,
                                               "code": later_code(secret)}, content_type=JSON)
@@ -148,5 +153,15 @@ def test_a_token_cannot_touch_two_factor(secured):
                                                           "password": PASSWORD, "code": later_code(secret)}).json()
     api = Client(HTTP_AUTHORIZATION=f"Token {secret_token['token']}")
     for url in ("/api/accounts/two-factor/setup", "/api/accounts/two-factor/disable"):
-        assert error_of(post(api, url, {"password": PASSWORD, "code": later_code(secret)}))[0] in (400, 403)
-    assert error_of(post(api, "/api/accounts/two-factor/setup")) == (403, "session_required")
+        assert error_of(post(api, url, {"password": PASSWORD, "code": later_code(secret)})) == (
+            403, "session_required")
+
+
+def test_the_admins_log_in_form_cannot_skip_the_code(secured):
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.filter(username="guarded").update(is_staff=True, is_superuser=True)
+    admin = Client()
+    refused = admin.post("/admin/login/", {"username": "guarded", "password": PASSWORD, "next": "/admin/"})
+    assert refused.status_code == 403 and b"two-factor" in refused.content
+    assert admin.get("/admin/").status_code == 302  # still not signed in: back to the log-in form

@@ -33,6 +33,7 @@ def test_make_list_use_and_revoke_a_token_on_the_account_page(chromium, daphne_s
     # No name: the form says so and makes nothing.
     page.click("#token-form button[type=submit]")
     page.wait_for_selector("#token-error:not(:empty)")
+    page.fill("#proof-password", PASSWORD)
     page.fill("#token-name", "scoreboard bot")
     page.check("input[name=scope][value=play]")
     page.select_option("#token-expiry", "90")

@@ -23,6 +23,9 @@ def test_turn_two_factor_on_and_sign_in_with_a_code(chromium, daphne_server):
     page.goto("/account/")
     page.wait_for_selector("#twofa-state:has-text('Off')")
     page.click("[data-testid=twofa-start]")
+    page.wait_for_selector("#twofa-error:has-text('password')")  # turning it on needs the password
+    page.fill("#proof-password", PASSWORD)
+    page.click("[data-testid=twofa-start]")
     page.wait_for_selector("[data-testid=twofa-secret]:not(:empty)")
     secret = page.locator("[data-testid=twofa-secret]").text_content()
     assert page.locator("#twofa-qr").get_attribute("src").startswith("data:image/svg+xml")
@@ -30,7 +33,7 @@ def test_turn_two_factor_on_and_sign_in_with_a_code(chromium, daphne_server):
     page.click("#twofa-confirm button[type=submit]")
     page.wait_for_selector("[data-testid=recovery-codes] li >> nth=9")
     page.wait_for_selector("#twofa-state:has-text('On')")
-    assert page.locator("#proof").is_visible()
+    assert page.locator("#proof-code").is_visible()
     shot(page, "account-two-factor")
 
     page.click("[data-testid=logout]")

@@ -520,7 +520,7 @@ def test_a_guest_who_signs_up_keeps_their_games():
     assert all(g["owner"] == "keeper" and g["yours"] for g in listing["results"])
     # They go on playing, in the browser and with the token.
     play(browser, first["id"], {"type": "draw"}, 2)
-    api = token_client(api_token(browser))
+    api = token_client(api_token(browser, password=PASSWORD))
     assert {g["id"] for g in api.get("/api/games/").json()["results"]} == {first["id"], second["id"]}
     play(api, first["id"], {"type": "draw"}, 3)
     assert Game.objects.filter(owner__username="keeper").count() == 2
@@ -529,7 +529,7 @@ def test_a_guest_who_signs_up_keeps_their_games():
 def test_token_authentication():
     browser = APIClient()
     session = signup(browser)
-    api = token_client(api_token(browser))
+    api = token_client(api_token(browser, password=PASSWORD))
     game = create(api, code=DEAL)
     assert game["owner"] == session["username"] and game["yours"] is True
     result = play(api, game["id"], card_move("AC", "foundation"), 1)

@@ -129,7 +129,7 @@ $("#password-form").addEventListener("submit", async (event) => {
   error.textContent = "";
   const data = {
     current_password: form.current_password.value, new_password: form.new_password.value,
-    keep_sessions: form.keep_sessions.checked, keep_tokens: form.keep_tokens.checked,
+    keep_tokens: form.keep_tokens.checked,
   };
   if (!data.current_password || !data.new_password) {
     error.textContent = "Enter your current password and a new one.";
@@ -149,10 +149,11 @@ $("#password-form").addEventListener("submit", async (event) => {
 
 let twoFactorOn = false;
 
-/** The password and code a sensitive action needs while two-factor sign-in is on. */
+/** The password a sensitive action needs, and the code while two-factor sign-in is on. */
 function proof() {
-  if (!twoFactorOn) return {};
-  return { password: $("#proof-password").value, code: $("#proof-code").value.trim() };
+  const given = { password: $("#proof-password").value };
+  if (twoFactorOn) given.code = $("#proof-code").value.trim();
+  return given;
 }
 
 async function showTwoFactor() {
@@ -163,7 +164,7 @@ async function showTwoFactor() {
     : "Off: your password alone signs you in.");
   $("#twofa-start").hidden = state.enabled;
   $("#twofa-off").hidden = !state.enabled;
-  $("#proof").hidden = !state.enabled;
+  $("#proof-code-note").hidden = $("#proof-code-field").hidden = !state.enabled;
 }
 
 function twoFactorFailed(err) {
@@ -173,7 +174,7 @@ function twoFactorFailed(err) {
 $("#twofa-start").addEventListener("click", async () => {
   $("#twofa-error").textContent = "";
   try {
-    const setup = await post("/api/accounts/two-factor/setup");
+    const setup = await post("/api/accounts/two-factor/setup", { password: $("#proof-password").value });
     $("#twofa-qr").src = setup.qr;
     $("#twofa-secret").textContent = setup.secret;
     $("#twofa-setup").hidden = false;
