@@ -22,7 +22,7 @@ from django.utils import timezone
 from accounts.models import AccessToken
 from tests.account_helpers import api_token
 from tests.realtime_helpers import Client as SocketClient
-from tests.realtime_helpers import Closed, Daphne, new_game
+from tests.realtime_helpers import Closed, Daphne, adb, new_game
 
 JSON = "application/json"
 PASSWORD = "correct horse battery 9"
@@ -184,7 +184,7 @@ def test_a_revoked_token_closes_its_open_sockets_on_every_process_and_is_refused
         sockets = [await SocketClient(server, f"/ws/games/{game_id}/", token=secret).connect() for server in daphnes]
         for socket in sockets:
             assert (await socket.recv())["type"] == "snapshot"
-        await asyncio.to_thread(browser.delete, f"/api/accounts/tokens/{secret[:15]}")
+        await adb(browser.delete)(f"/api/accounts/tokens/{secret[:15]}")  # its connection back to the pool after
         for socket in sockets:
             assert (await socket.recv_until(lambda m: m["type"] == "error"))["error"] == "token_revoked"
             with pytest.raises(Closed) as closed:
@@ -270,7 +270,7 @@ def test_a_read_token_gets_a_ticket_and_a_sessions_ticket_closes_with_the_sessio
     async def body() -> None:
         socket = await SocketClient(daphne_pool[1], f"/ws/games/{game_id}/?ticket={ticket}").connect()
         assert (await socket.recv())["type"] == "snapshot"
-        await asyncio.to_thread(browser.post, "/api/accounts/logout", content_type=JSON)
+        await adb(browser.post)("/api/accounts/logout", content_type=JSON)
         assert (await socket.recv_until(lambda m: m["type"] == "error"))["error"] == "signed_out"
         with pytest.raises(Closed) as closed:
             await socket.recv()

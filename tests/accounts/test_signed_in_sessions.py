@@ -17,7 +17,7 @@ from django.utils import timezone
 from accounts.models import UserSession
 from tests.account_helpers import api_token
 from tests.realtime_helpers import Client as SocketClient
-from tests.realtime_helpers import Closed, new_game
+from tests.realtime_helpers import Closed, adb, new_game
 
 JSON = "application/json"
 PASSWORD = "correct horse battery 9"
@@ -116,7 +116,7 @@ def test_a_signed_out_sessions_sockets_close_on_every_process(daphne_pool):
         for socket in sockets:
             snapshot = await socket.recv()
             assert snapshot["type"] == "snapshot" and snapshot["game"]["yours"] is True
-        await asyncio.to_thread(phone.post, "/api/accounts/sessions/sign-out-others", content_type=JSON)
+        await adb(phone.post)("/api/accounts/sessions/sign-out-others", content_type=JSON)  # connection back after
         for socket in sockets:
             assert (await socket.recv_until(lambda m: m["type"] == "error"))["error"] == "signed_out"
             with pytest.raises(Closed) as closed:
