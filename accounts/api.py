@@ -40,14 +40,17 @@ TWO_FACTOR_WINDOW = 300  # seconds to enter the code after the password
 USERNAME_HELP = "3–30 letters, digits, '_' or '-'; unique regardless of case"
 
 
+def answers(view: Any, request: Request) -> bool:
+    """Whether the view takes the request's method (DRF checks throttles before it)."""
+    return hasattr(view, request.method.lower())
+
+
 class ScopedRateThrottle(DrfScopedRateThrottle):
     """DRF's, counting only requests the view answers: a method it does not take is a
     405, not a use of the account's budget (DRF checks throttles before the method)."""
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if not hasattr(view, request.method.lower()):
-            return True
-        return super().allow_request(request, view)
+        return not answers(view, request) or super().allow_request(request, view)
 
 
 class AddressRateThrottle(SimpleRateThrottle):
@@ -57,7 +60,7 @@ class AddressRateThrottle(SimpleRateThrottle):
     scope = "account_address"
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        return not hasattr(view, request.method.lower()) or super().allow_request(request, view)
+        return not answers(view, request) or super().allow_request(request, view)
 
     def get_cache_key(self, request: Request, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

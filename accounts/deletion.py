@@ -30,10 +30,6 @@ from races.models import Race
 DELETED_PREFIX = "deleted player "  # a space: no account can be signed up with it
 
 
-def is_placeholder(username: str) -> bool:
-    return username.startswith(DELETED_PREFIX)
-
-
 def name_is_reserved(username: str) -> bool:
     return ReservedUsername.objects.filter(name=username.lower(), free_from__gt=timezone.now()).exists()
 

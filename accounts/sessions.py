@@ -37,9 +37,7 @@ def record_sign_in(sender: Any, request: HttpRequest | None, user: Any, **kwargs
     session = getattr(request, "session", None)
     if session is None or not session.session_key:
         return
-    UserSession.objects.update_or_create(session_key=session.session_key, defaults={
-        "user": user, "user_agent": request.META.get("HTTP_USER_AGENT", "")[:300],
-        "ip": request.META.get("REMOTE_ADDR") or None})
+    UserSession.objects.update_or_create(session_key=session.session_key, defaults=_row(request, user))
     session[SEEN_KEY] = timezone.now().timestamp()
 
 
@@ -48,6 +46,12 @@ def record_sign_out(sender: Any, request: HttpRequest | None, user: Any, **kwarg
     session = getattr(request, "session", None)
     if session is not None and session.session_key:
         end([session.session_key], user.pk if user else None)
+
+
+def _row(request: HttpRequest, user: Any) -> dict[str, Any]:
+    """What a session's row says about it: whose it is, the device and the address."""
+    return {"user": user, "user_agent": request.META.get("HTTP_USER_AGENT", "")[:300],
+            "ip": request.META.get("REMOTE_ADDR") or None}
 
 
 def note_seen(request: HttpRequest) -> None:
@@ -59,9 +63,7 @@ def note_seen(request: HttpRequest) -> None:
         return
     seen = UserSession.objects.filter(session_key=session.session_key).update(last_seen_at=now)
     if not seen:
-        UserSession.objects.get_or_create(session_key=session.session_key, defaults={
-            "user": request.user, "user_agent": request.META.get("HTTP_USER_AGENT", "")[:300],
-            "ip": request.META.get("REMOTE_ADDR") or None})
+        UserSession.objects.get_or_create(session_key=session.session_key, defaults=_row(request, request.user))
     session[SEEN_KEY] = now.timestamp()
 
 

@@ -78,20 +78,11 @@ def check(user: Any, code: str) -> None:
     kind = TOTPDevice if code.isdigit() and len(code) == 6 else StaticDevice
     if not enabled(user):
         raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
-    devices = list(kind.objects.filter(user=user, confirmed=True))
-    waits = []
-    for device in devices:
-        allowed, data = device.verify_is_allowed()
-        if not allowed:
-            waits.append(data)
-            continue
-        if device.verify_token(code):
-            return
-        _cap_failures(device)
-    if waits and len(waits) == len(devices):
-        raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
-                           retry_after=_seconds_left(waits))
-    raise ServiceError("wrong_code", "that code is not right", 400)
+    # One confirmed device of each kind: set-up replaces them (begin, confirm).
+    device = kind.objects.filter(user=user, confirmed=True).first()
+    if device is None:
+        raise ServiceError("wrong_code", "that code is not right", 400)
+    _verify(device, code)
 
 
 def _cap_failures(device: Any) -> None:
@@ -115,20 +106,19 @@ def require_fresh(user: Any, password: str | None, code: str | None) -> None:
     check(user, code)
 
 
-def _verify(device: TOTPDevice, code: str) -> None:
+def _verify(device: Any, code: str) -> None:
+    """The code on one device, within django-otp's waits after wrong codes."""
     allowed, data = device.verify_is_allowed()
     if not allowed:
         raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
-                           retry_after=_seconds_left([data]))
+                           retry_after=_seconds_left(data))
     if not device.verify_token((code or "").strip().replace(" ", "")):
         _cap_failures(device)
         raise ServiceError("wrong_code", "that code is not right", 400)
 
 
-def _seconds_left(waits: list[Any]) -> int:
+def _seconds_left(wait: Any) -> int:
     from django.utils import timezone
 
-    ends = [data.get("locked_until") for data in waits if data and data.get("locked_until")]
-    if not ends:
-        return 1
-    return max(1, int((min(ends) - timezone.now()).total_seconds()) + 1)
+    until = wait.get("locked_until") if wait else None
+    return max(1, int((until - timezone.now()).total_seconds()) + 1) if until else 1
