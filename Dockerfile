@@ -19,6 +19,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY api ./api
+COPY telemetry ./telemetry
 COPY database ./database
 COPY engine ./engine
 COPY solver ./solver
@@ -29,6 +30,7 @@ COPY realtime ./realtime
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
 COPY frontend ./frontend
+COPY deploy ./deploy
 COPY manage.py ./
 
 RUN pip install . \

@@ -9,7 +9,7 @@ NATIVE := $(VENV)/.solver-native
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/klondike
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: venv solver run services tools test bench
+.PHONY: venv solver run services tools test bench stack stack-stop stack-restart
 
 ## venv: create .venv (if missing) and install the project + test extras;
 ##       reinstalls only when pyproject.toml is newer than .venv/.installed
@@ -39,6 +39,21 @@ run: venv
 	$(PY) manage.py migrate --noinput && \
 	export ACCESS_LOG="$${ACCESS_LOG:-true}"; \
 	exec $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 --access-log /dev/null config.asgi:application
+
+## stack: the production topology here, without Docker: nginx with TLS on
+##        https://localhost:8443 in front of 3 web processes, 2 solver workers, the
+##        local PostgreSQL and Redis (deploy/stack.py). Ctrl-C stops it cleanly.
+stack: venv services tools
+	@$(MAKE) --no-print-directory solver || echo "make stack: the solver stays pure Python (slower)" >&2
+	exec $(PY) -m deploy.stack up
+
+## stack-stop: stop a running `make stack` from another terminal
+stack-stop:
+	$(PY) -m deploy.stack down
+
+## stack-restart: restart the stack's web processes one at a time (each drains first)
+stack-restart:
+	$(PY) -m deploy.stack restart-web
 
 ## services: make sure local PostgreSQL and Redis are running
 services:

@@ -11,8 +11,6 @@ headers are removed so that nothing downstream can read the raw claim.
 from __future__ import annotations
 
 import ipaddress
-import logging
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +21,6 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 FORWARDED_FOR = b"x-forwarded-for"
 FORWARDED_PROTO = b"x-forwarded-proto"
-access_log = logging.getLogger("klondike.access")
 
 
 @dataclass(frozen=True)
@@ -125,8 +122,7 @@ def resolve_scope(scope: dict[str, Any], proxies: TrustedProxies) -> dict[str, A
 
 class ClientAddressMiddleware:
     """ASGI middleware around the whole application (HTTP and WebSockets): the real
-    client in the scope, and one access-log line per request or socket, with the
-    path but never the query string (it may carry a token)."""
+    client and scheme in the scope."""
 
     def __init__(self, app: Any, proxies: TrustedProxies | None = None) -> None:
         self.app = app
@@ -142,25 +138,7 @@ class ClientAddressMiddleware:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         if scope["type"] not in ("http", "websocket"):
             return await self.app(scope, receive, send)
-        scope = resolve_scope(scope, self._proxies())
-        if not access_log.isEnabledFor(logging.INFO):
-            return await self.app(scope, receive, send)
-        started, outcome = time.monotonic(), {"status": None}
-
-        async def noting_send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                outcome["status"] = message["status"]
-            elif message["type"] == "websocket.accept":
-                outcome["status"] = 101
-            elif message["type"] == "websocket.close" and outcome["status"] is None:
-                outcome["status"] = 403
-            await send(message)
-
-        try:
-            return await self.app(scope, receive, noting_send)
-        finally:
-            access_log.info("%s %s %s %s %.1fms", scope["client"][0], scope.get("method", "WS"), scope["path"],
-                            outcome["status"], (time.monotonic() - started) * 1000)
+        return await self.app(resolve_scope(scope, self._proxies()), receive, send)
 
 
 class WSGIClientAddress:

@@ -28,6 +28,10 @@ REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_UR
 TRUSTED_PROXIES the proxies in front that may vouch for the client's address:
                 a count ("1") or networks ("10.0.0.0/8,127.0.0.1"); default none
 ACCESS_LOG      bool, default false: one log line per request and socket (klondike.access)
+LOG_FORMAT      json | text: the log lines' form; default json, text with DEBUG
+DRAIN_SECONDS   float, default 10: the longest a web process drains on SIGTERM (config/serve.py)
+SOLVER_BROKER_URL redis://host:port/db: solver jobs go to Celery workers on it; unset, they run
+                in a process pool inside each web process (make run)
 SOLVER_QUEUE    int, solver jobs queued or running per process, default 4
 THROTTLE_SOLVER, THROTTLE_SOLVER_ADDRESS  hints and Completes per player / per address
 WINNABLE_POOL_LOW, WINNABLE_POOL_HIGH  the stock of winnable deals per mode: top-up marks
@@ -287,6 +291,24 @@ THROTTLE_SOLVER_ADDRESS = env_rate("THROTTLE_SOLVER_ADDRESS", "60/min")
 # background top-up solves fresh deals until HIGH.
 WINNABLE_POOL_LOW = env_int("WINNABLE_POOL_LOW", 20)
 WINNABLE_POOL_HIGH = env_int("WINNABLE_POOL_HIGH", 50)
+# Solver jobs on Celery workers (games/solver_jobs.py, games/tasks.py) when a broker is
+# set; without one, a process pool inside each web process runs them (make run).
+SOLVER_BROKER_URL = _raw("SOLVER_BROKER_URL", None)
+SOLVER_JOB_QUEUE = "solver"
+CELERY_BROKER_URL = SOLVER_BROKER_URL or "memory://"
+CELERY_TASK_DEFAULT_QUEUE = SOLVER_JOB_QUEUE
+CELERY_TASK_IGNORE_RESULT = True  # answers go back on a Redis list of their own (solver_jobs)
+# A job is acknowledged once done: a job whose worker dies is given to another (tasks.py
+# counts the tries), and a worker takes one job per free process, never a backlog.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# A job whose whole worker was killed is handed out again after this (Redis transport).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("SOLVER_REDELIVER_SECONDS", 30)}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 if SOLVER_QUEUE < 1:
     raise ImproperlyConfigured(f"SOLVER_QUEUE={SOLVER_QUEUE} must be at least 1.")
 if not 0 <= WINNABLE_POOL_LOW <= WINNABLE_POOL_HIGH:
@@ -560,7 +582,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # only), so SECURE_PROXY_SSL_HEADER stays unset.
 HTTPS = env_bool("HTTPS", False)
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600 if HTTPS else 0)
@@ -595,11 +617,21 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# The longest a web process drains on SIGTERM before it exits (config/serve.py).
+DRAIN_SECONDS = env_float("DRAIN_SECONDS", 10.0)
+LOG_FORMAT = env_str("LOG_FORMAT", "text" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"access": {"format": "%(asctime)s %(message)s"}},
-    "handlers": {"access": {"class": "logging.StreamHandler", "formatter": "access"}},
-    "loggers": {"klondike.access": {"handlers": ["access"], "level": "INFO" if ACCESS_LOG else "WARNING",
-                                    "propagate": False}},
+    "formatters": {"json": {"()": "telemetry.logs.JsonFormatter"},
+                   "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "django": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        "klondike.access": {"handlers": ["console"], "level": "INFO" if ACCESS_LOG else "WARNING",
+                            "propagate": False},
+    },
 }

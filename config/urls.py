@@ -1,17 +1,14 @@
 from django.contrib import admin
-from django.http import JsonResponse
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-
-def healthz(request):
-    """Liveness probe: the process is up and routing requests."""
-    return JsonResponse({"status": "ok"})
-
+from config.health import healthz, metrics_view, readyz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its set-up script from ?script= instead of inline (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="frontend/api_docs.html"),

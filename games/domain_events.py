@@ -72,7 +72,9 @@ def _run_in_transaction(event: Any) -> None:
 def _queue_after_commit(event: Any) -> None:
     for phase in (PUBLISH, AFTER_COMMIT):
         for handler in _subscribers[type(event), phase]:
-            transaction.on_commit(lambda handler=handler: handler(event))
+            # News that fails to go out is logged by Django and the commit still
+            # answers as a success: viewers catch up from the database.
+            transaction.on_commit(lambda handler=handler: handler(event), robust=phase == PUBLISH)
 
 
 # -- the games' events --------------------------------------------------------------

@@ -4,10 +4,8 @@ service, each move an event like the player's own."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import time
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from asgiref.sync import sync_to_async
@@ -18,7 +16,7 @@ from api.errors import ServiceError
 from games.models import Game
 from games.services import submit_move
 from games.solver_jobs import (COMPLETE_BUDGET_SECONDS, COMPLETE_SECONDS, HINT_BUDGET_SECONDS, QUEUE_WAIT_SECONDS,
-                               solve_state, solver_busy, submit)
+                               solve_position)
 
 
 def complete_status(game: Game, engine: EngineGame) -> tuple[bool, str]:
@@ -53,14 +51,10 @@ def _snapshot_for_solving(game_id: Any, actor: Any, purpose: str) -> tuple[bytes
     return to_bytes(engine), game.code, game.seq
 
 
-async def _solve(state: bytes, code: str, budget: float, deadline: float) -> dict[str, Any]:
-    """The solver's answer for a position; ``solver_busy`` if no worker took the job
-    before ``deadline`` (``time.monotonic()``) or the pool broke."""
-    job = asyncio.wrap_future(submit(solve_state, state, code, budget))
-    try:
-        result = await asyncio.wait_for(job, timeout=max(0.0, deadline - time.monotonic()))
-    except (asyncio.TimeoutError, BrokenProcessPool):
-        raise solver_busy() from None
+async def _solve(kind: str, state: bytes, code: str, budget: float, deadline: float) -> dict[str, Any]:
+    """The solver's answer for a position; ``solver_busy`` if no worker answered
+    before ``deadline`` (``time.monotonic()``)."""
+    result = await solve_position(kind, state, code, budget, deadline)
     if result["result"] == "lose":
         raise ServiceError("not_winnable", "there is no way to win from here: undo or start a new game", 409)
     if result["result"] != "win":
@@ -87,7 +81,7 @@ def returning_connection(function: Callable[..., Any]) -> Callable[..., Any]:
 async def hint(game_id: Any, actor: Any) -> dict[str, Any]:
     deadline = time.monotonic() + HINT_BUDGET_SECONDS + QUEUE_WAIT_SECONDS
     state, code, seq = await sync_to_async(returning_connection(_snapshot_for_solving))(game_id, actor, "hint")
-    result = await _solve(state, code, HINT_BUDGET_SECONDS, deadline)
+    result = await _solve("hint", state, code, HINT_BUDGET_SECONDS, deadline)
     return {"seq": seq, "move": result["moves"][0] if result["moves"] else None,
             "remaining": len(result["moves"])}
 
@@ -100,7 +94,7 @@ async def complete(game_id: Any, actor: Any, seq: Any) -> dict[str, Any]:
                                                                                           "complete")
     if seq is not None and seq != current + 1:
         raise ServiceError("seq_conflict", f"the game is at event {current}: send seq {current + 1}", 409, seq=current)
-    result = await _solve(state, code, COMPLETE_BUDGET_SECONDS,
+    result = await _solve("complete", state, code, COMPLETE_BUDGET_SECONDS,
                           started + COMPLETE_BUDGET_SECONDS + QUEUE_WAIT_SECONDS)
     moves, last, played = result["moves"], None, 0
     for move in moves:

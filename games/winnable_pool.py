@@ -1,9 +1,10 @@
 """The stock of proven-winnable deals that ``"winnable": true`` games are dealt from.
 
 A request takes a deal from its mode's stock in one short query and never waits for the
-solver. When a mode's stock falls below ``WINNABLE_POOL_LOW``, a background thread of
-this process solves fresh random deals in the solver pool until ``WINNABLE_POOL_HIGH``:
-one top-up per mode at a time across all server processes (a lock in the Django cache)."""
+solver. When a mode's stock falls below ``WINNABLE_POOL_LOW``, fresh random deals are
+solved until ``WINNABLE_POOL_HIGH``: by a job on the solver's workers when there is a
+broker (games/tasks.py), else by a background thread of this process on its solver
+pool; one top-up per mode at a time across all processes (a lock in the Django cache)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 from django.conf import settings
 from django.core.cache import cache
@@ -99,25 +100,38 @@ class TopUpLock:
 
 # -- the top-up ----------------------------------------------------------------------
 
-def top_up_if_low(draw: int, scoring: str) -> int | None:
-    """Solve fresh deals until the stock is full again, if it is below the low-water
-    mark. The number of wins added; ``None`` when another top-up holds the mode's lock."""
-    low, high = settings.WINNABLE_POOL_LOW, settings.WINNABLE_POOL_HIGH
-    if _stop.is_set() or low == 0 or stock_size(draw, scoring, low) >= low:
+def is_low(draw: int, scoring: str) -> bool:
+    low = settings.WINNABLE_POOL_LOW
+    return low > 0 and stock_size(draw, scoring, low) < low
+
+
+def top_up_if_low(draw: int, scoring: str, *, solve: Callable[[int, int, str], dict[str, Any]] | None = None,
+                  run_seconds: float = TOP_UP_RUN_SECONDS) -> int | None:
+    """Solve fresh deals until the stock is full again (or ``run_seconds`` have passed),
+    if it is below the low-water mark. ``solve(number, draw, scoring)`` answers for one
+    deal (default: on this process's solver pool). The number of wins added; ``None``
+    when another top-up holds the mode's lock."""
+    if _stop.is_set() or not is_low(draw, scoring):
         return 0
     lock = TopUpLock(draw, scoring)
     if not lock.acquire():
         return None
     try:
-        return _fill(draw, scoring, high, lock)
+        return _fill(draw, scoring, settings.WINNABLE_POOL_HIGH, lock, solve or _solve_in_pool, run_seconds)
     finally:
         lock.release()
 
 
-def _fill(draw: int, scoring: str, high: int, lock: TopUpLock) -> int:
+def _solve_in_pool(number: int, draw: int, scoring: str) -> dict[str, Any]:
+    job = solver_jobs.submit(solver_jobs.solve_deal, number, draw, scoring, TOP_UP_BUDGET_SECONDS, stop=_stop)
+    return job.result(timeout=TOP_UP_BUDGET_SECONDS + TOP_UP_LOCK_SECONDS)
+
+
+def _fill(draw: int, scoring: str, high: int, lock: TopUpLock, solve: Callable[[int, int, str], dict[str, Any]],
+          run_seconds: float) -> int:
     added, started = 0, time.monotonic()
     while (stock_size(draw, scoring, high) < high and not _stop.is_set()
-           and time.monotonic() - started < TOP_UP_RUN_SECONDS):
+           and time.monotonic() - started < run_seconds):
         number = DealCode.random(draw).number
         # Never a deal already examined, nor a daily deal (a day without a stock
         # gets a deal the solver has not seen).
@@ -125,10 +139,9 @@ def _fill(draw: int, scoring: str, high: int, lock: TopUpLock) -> int:
                 or DailyDeal.objects.filter(deal_number=number).exists()):
             continue
         try:
-            job = solver_jobs.submit(solver_jobs.solve_deal, number, draw, scoring, TOP_UP_BUDGET_SECONDS, stop=_stop)
+            result = solve(number, draw, scoring)
         except ServiceError:  # stopped while waiting for a solver slot
             break
-        result = job.result(timeout=TOP_UP_BUDGET_SECONDS + TOP_UP_LOCK_SECONDS)
         _, created = SolvedDeal.objects.get_or_create(draw=draw, scoring=scoring, deal_number=number, defaults={
             "result": result["result"], "nodes": result["nodes"], "seconds": result["seconds"]})
         if created and result["result"] == SolvedDeal.Result.WIN:
@@ -148,8 +161,12 @@ _checked = False
 
 
 def request_top_up(draw: int, scoring: str) -> None:
-    """Have this process's top-up thread check the mode (at most once queued per mode)."""
+    """Have the mode's stock checked: by a job on the solver's workers when there is a
+    broker, else by this process's top-up thread (at most once queued per mode)."""
     global _runner
+    if settings.SOLVER_BROKER_URL:
+        send_top_up(draw, scoring)
+        return
     with _state:
         if (draw, scoring) in _queue:
             return
@@ -159,6 +176,24 @@ def request_top_up(draw: int, scoring: str) -> None:
             _runner = threading.Thread(target=_run, name="winnable-top-up", daemon=True)
             _runner.start()
         _state.notify_all()
+
+
+def send_top_up(draw: int, scoring: str, *, again: bool = False) -> None:
+    """Queue a top-up job for the mode, unless one was queued in the last
+    ``TOP_UP_LOCK_SECONDS`` (``again``: a top-up job continuing itself). A broker that
+    cannot be reached costs the request nothing: the next one asks again."""
+    from celery import current_app
+
+    queued = f"winnable-top-up-queued:D{draw}{scoring}"
+    if again:
+        cache.delete(queued)
+    if not cache.add(queued, 1, timeout=TOP_UP_LOCK_SECONDS):
+        return
+    try:
+        current_app.send_task("solver.top_up_winnable", args=[draw, scoring], queue=settings.SOLVER_JOB_QUEUE)
+    except Exception:  # noqa: BLE001 - logged; a top-up never fails a request
+        cache.delete(queued)
+        logger.warning("could not queue the winnable top-up of D%s %s", draw, scoring, exc_info=True)
 
 
 def _check_all_modes_once() -> None:

@@ -48,6 +48,10 @@ CLOSE_UNAUTHORIZED = 4401  # a token or ticket refused or revoked: get a new one
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_ABUSE = 4429
+# This process is shutting down (config/serve.py): reconnect at once, through the proxy
+# to another process, and resume from the last seq. RFC 6455's 1012 "service restart"
+# says it, but Daphne sends only 1000 and 3000-4999 (as for 4503).
+CLOSE_RECONNECT = 4012
 
 
 class ProtocolConsumer(AsyncWebsocketConsumer):
@@ -130,6 +134,15 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         with contextlib.suppress(Exception):
             await self.send_json({"type": "error", "error": code, "detail": detail})
             await self.close(code=CLOSE_UNAUTHORIZED)
+
+    async def server_drain(self, message: dict[str, Any]) -> None:
+        """The server drains: the frame before this one has been answered (a move in
+        flight committed and acknowledged), so close with "reconnect"."""
+        if self.closed:
+            return
+        if not self.accepted:
+            await self.accept()
+        await self.close(code=CLOSE_RECONNECT)
 
     async def auth_revoked(self, message: dict[str, Any]) -> None:
         await self.shut_out("token_revoked", "the token this socket was opened with has been revoked")

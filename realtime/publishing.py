@@ -13,11 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
+
+from telemetry import metrics
 
 LOBBY_GROUP = "lobby"
 
@@ -61,11 +64,28 @@ def send_group(group: str, message: dict[str, Any]) -> None:
         return
     loop = serving_event_loop()
     if loop is None:
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(send_or_count)(group, message, time.monotonic())
         return
     # A request's thread under Daphne: hand the send to the event loop and go on. The
     # response does not wait for Redis, and the thread is not held while it answers.
     LoopPublisher.of(loop).put(group, message)
+
+
+async def send_or_count(group: str, message: dict[str, Any], committed: float) -> bool:
+    """Send news of a commit; a failure (Redis down) is logged and counted, never
+    raised: the commit stands and its sender is told so, and every viewer catches up
+    from Postgres by sequence number. ``committed`` is when the news was made
+    (``time.monotonic()``), for the move-to-publish latency."""
+    layer = get_channel_layer()
+    try:
+        await layer.group_send(group, message)
+    except Exception as exc:  # noqa: BLE001 - any layer failure: the database has the event
+        metrics.CHANNEL_SEND_FAILURES.inc()
+        logger.warning("channel layer send to %s failed: %r", group, exc)
+        return False
+    if message.get("type") == "game.event":
+        metrics.MOVE_PUBLISH_SECONDS.observe(time.monotonic() - committed)
+    return True
 
 
 def serving_event_loop() -> asyncio.AbstractEventLoop | None:
@@ -98,27 +118,24 @@ class LoopPublisher:
 
     def put(self, group: str, message: dict[str, Any]) -> None:
         """From any thread."""
-        self.loop.call_soon_threadsafe(self._enqueue, group, message)
+        self.loop.call_soon_threadsafe(self._enqueue, group, message, time.monotonic())
 
-    def _enqueue(self, group: str, message: dict[str, Any]) -> None:
+    def _enqueue(self, group: str, message: dict[str, Any], committed: float) -> None:
         if self.queue is None:
             self.queue = asyncio.Queue(self.BACKLOG)
             self.loop.create_task(self._send_in_order())
         try:
-            self.queue.put_nowait((group, message))
+            self.queue.put_nowait((group, message, committed))
         except asyncio.QueueFull:
             # The move is in the database: clients see it on their next gap check or reconnect.
+            metrics.CHANNEL_SEND_FAILURES.inc()
             logger.warning("channel layer backlog full: a send to %s dropped", group)
 
     async def _send_in_order(self) -> None:
         assert self.queue is not None
         while True:
-            group, message = await self.queue.get()
-            layer = get_channel_layer()
-            try:
-                await layer.group_send(group, message)
-            except Exception as exc:  # noqa: BLE001 - one failed send must not stop the rest
-                logger.warning("channel layer send to %s failed: %r", group, exc)
+            group, message, committed = await self.queue.get()
+            await send_or_count(group, message, committed)
 
 
 def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, BaseException | None, list]]:
@@ -133,7 +150,7 @@ def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, B
     ended is finished after the refused move is rolled back)."""
 
     def call(*args: Any, **kwargs: Any) -> tuple[Any, BaseException | None, list]:
-        _outbox.messages = []
+        _outbox.messages = Outbox()
         try:
             return function(*args, **kwargs), None, _outbox.messages
         except Exception as exc:  # noqa: BLE001 - handed back to the async caller
@@ -144,8 +161,19 @@ def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, B
     return call
 
 
+class Outbox(list):
+    """A service call's sends, and when the first was made (its commit)."""
+
+    def append(self, item: tuple[str, dict[str, Any]]) -> None:
+        if not self:
+            self.committed = time.monotonic()
+        super().append(item)
+
+
 async def send_collected(sends: list[tuple[str, dict[str, Any]]]) -> None:
-    layer = get_channel_layer()
-    if layer is not None:
-        for group, message in sends:
-            await layer.group_send(group, message)
+    """Make a service call's sends; failures are counted, not raised (send_or_count)."""
+    if get_channel_layer() is None:
+        return
+    committed = getattr(sends, "committed", time.monotonic())
+    for group, message in sends:
+        await send_or_count(group, message, committed)

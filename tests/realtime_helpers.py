@@ -156,7 +156,7 @@ def origin() -> bytes:
     application was built before that: then the first configured host."""
     from config.asgi import application
 
-    router = application.app  # inside config.client_address.ClientAddressMiddleware
+    router = application.app.app  # inside ClientAddressMiddleware and RequestTelemetry
     allowed = getattr(router.application_mapping["websocket"], "allowed_origins", ["testserver"])
     host = "testserver" if "testserver" in allowed or "*" in allowed else allowed[0]
     return f"http://{host}".encode()

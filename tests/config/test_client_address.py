@@ -139,11 +139,12 @@ async def websocket_with(server: Daphne, forwarded_for: str) -> None:
         assert message["type"] == "lobby"
 
 
-def access_lines(server: Daphne, path: str) -> list[str]:
-    """Our access log's lines for ``path``; a socket's line is written once the server
-    has seen it close, a moment after the client has."""
+def access_lines(server: Daphne, path: str) -> list[dict]:
+    """Our access log's JSON lines for sockets on ``path``; a socket's line is written
+    once the server has seen it close, a moment after the client has."""
     for _ in range(100):
-        lines = [line for line in server.output().splitlines() if f" WS {path} " in line]
+        lines = [json.loads(line) for line in server.output().splitlines() if line.startswith("{")]
+        lines = [line for line in lines if line.get("kind") == "socket" and line.get("path") == path]
         if lines:
             return lines
         time.sleep(0.1)
@@ -160,8 +161,8 @@ def test_the_socket_scope_and_the_access_log_see_the_configured_client(daphne_en
         plain_lines, proxied_lines = access_lines(plain, "/ws/lobby/"), access_lines(proxied, "/ws/lobby/")
         assert plain_lines and proxied_lines, (plain.output(), proxied.output())
         # Daphne's own access log (the socket's peer) is off: --access-log /dev/null.
-        assert plain_lines[-1].split()[2] == "127.0.0.1" and "203.0.113.50" not in plain.output()
-        assert proxied_lines[-1].split()[2] == "203.0.113.51" and "6.6.6.6" not in proxied.output()
+        assert plain_lines[-1]["client"] == "127.0.0.1" and "203.0.113.50" not in plain.output()
+        assert proxied_lines[-1]["client"] == "203.0.113.51" and "6.6.6.6" not in proxied.output()
         # The query string (it may carry a socket ticket) never reaches the log.
         assert "secret-looking" not in plain.output() + proxied.output()
     finally:

@@ -1,5 +1,6 @@
-"""docker-compose.yml runs the production-like stack: Postgres, Redis, migrations on
-start, and two Daphne processes sharing them."""
+"""docker-compose.yml runs the production-like stack, the topology of `make stack`:
+nginx (TLS, the one public port) in front of three draining web processes, solver
+workers, migrations, Postgres and Redis, each started once what it needs is healthy."""
 
 import os
 import shutil
@@ -14,15 +15,30 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_compose_file_describes_the_stack():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert {"postgres", "redis", "migrate", "web1", "web2"} <= set(services)
+    webs = ("web1", "web2", "web3")
+    assert {"postgres", "redis", "migrate", "certs", "proxy", "worker", *webs} == set(services)
     assert services["migrate"]["command"][-2:] == ["migrate", "--noinput"]
-    for web in ("web1", "web2"):
-        assert services[web]["command"][0] == "daphne"
-        assert services[web]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
-        env = services[web]["environment"]
+    for web in webs:
+        service = services[web]
+        assert service["command"][:3] == ["python", "-m", "config.serve"]
+        assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert service["depends_on"]["postgres"]["condition"] == "service_healthy"
+        assert "/readyz" in " ".join(service["healthcheck"]["test"])
+        assert "ports" not in service, "only the proxy is reachable from outside"
+        env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://") and env["REDIS_URL"].startswith("redis://")
+        assert env["SOLVER_BROKER_URL"].startswith("redis://") and env["TRUSTED_PROXIES"] == "1"
         assert "?" in env["SECRET_KEY"], "the secret comes from the environment, never from the file"
-    assert {p for web in ("web1", "web2") for p in services[web]["ports"]} == {"8001:8000", "8002:8000"}
+    worker = services["worker"]
+    assert worker["command"][:5] == ["celery", "-A", "config", "worker", "-Q"] and worker["deploy"]["replicas"] >= 2
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:") and proxy["ports"] == ["8443:8443"]
+    assert all(proxy["depends_on"][web]["condition"] == "service_healthy" for web in webs)
+    assert proxy["depends_on"]["certs"]["condition"] == "service_completed_successfully"
+    upstreams = proxy["environment"]["KLONDIKE_UPSTREAMS"]
+    assert all(f"server {web}:8000" in upstreams for web in webs)
+    template = "./deploy/nginx/klondike.conf.template:/etc/nginx/templates/default.conf.template:ro"
+    assert template in proxy["volumes"]
 
 
 def test_compose_config_validates_with_the_installed_client():

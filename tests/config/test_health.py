@@ -31,4 +31,4 @@ def test_argon2_is_the_default_hasher():
 def test_asgi_application_imports():
     from config.asgi import application
 
-    assert set(application.app.application_mapping) == {"http", "websocket"}
+    assert set(application.app.app.application_mapping) == {"http", "websocket"}

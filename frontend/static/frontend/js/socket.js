@@ -7,6 +7,10 @@ const PONG_TIMEOUT_MS = 8000;
 // Closed by the server with "try again later" (the database is busy or down): come
 // back after the retry_after of the error event that came with it.
 export const CLOSE_TRY_AGAIN = 4503;
+// Closed because the server process is restarting: reconnect at once (the proxy sends
+// the new connection to another process), a little spread so not all at the same moment.
+export const CLOSE_RECONNECT = 4012;
+const RECONNECT_SPREAD_MS = 500;
 const OUTAGE_ERRORS = new Set(["database_busy", "database_unavailable"]);
 
 /** An error event or API answer that asks to send the same thing again later. */
@@ -79,6 +83,11 @@ export class Channel {
       this.ws = null;
       if (this.closed) return;
       if (event.code === 4404) { this.setStatus("gone"); return; }
+      if (event.code === CLOSE_RECONNECT) {
+        this.setStatus("reconnecting");
+        this.timer = setTimeout(() => this.connect(), Math.random() * RECONNECT_SPREAD_MS);
+        return;
+      }
       if (event.code === CLOSE_TRY_AGAIN) {
         this.setStatus("reconnecting");
         this.timer = setTimeout(() => this.connect(), retryDelay(this.retryAfter));
