@@ -15,6 +15,7 @@ A second signal stops it at once. docs/operations.md has the rolling restart."""
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import signal
 import sys
@@ -52,7 +53,9 @@ class DrainingServer(Server):
     def _on_signal(self, signum: int, frame: Any) -> None:
         from twisted.internet import reactor
 
-        reactor.callFromThread(self.stop if self.drain_deadline is not None else self.begin_drain)
+        # A context of its own: the drain's log lines belong to no request.
+        step = self.stop if self.drain_deadline is not None else self.begin_drain
+        reactor.callFromThread(contextvars.Context().run, step)
 
     def begin_drain(self) -> None:
         from django.conf import settings
@@ -64,14 +67,36 @@ class DrainingServer(Server):
         self.drain_deadline = time.monotonic() + settings.DRAIN_SECONDS
         for port in self.ports:
             port.stopListening()
-        sockets = 0
+        self._close_idle_connections()
+        self.told: set[Any] = set()
+        logger.warning("draining: no new connections; %d sockets told to reconnect elsewhere", self._tell_sockets())
+        reactor.callLater(CHECK_EVERY_SECONDS, contextvars.Context().run, self._stop_when_drained)
+
+    def _close_idle_connections(self) -> None:
+        """HTTP keep-alive connections (the proxy's) close when idle, and after the
+        response of the request they carry: the proxy sends nothing more here."""
+        from twisted.internet import reactor
+        from twisted.web.http import HTTPChannel
+
+        for reader in reactor.getReaders():
+            channel = getattr(reader, "protocol", None)
+            if isinstance(channel, HTTPChannel):
+                channel.persistent = False
+                if not channel.requests:
+                    reader.loseConnection()
+
+    def _tell_sockets(self) -> int:
+        """Ask every open socket not yet told to close with "reconnect" (a socket whose
+        handshake was under way when the drain began is told once it is open)."""
+        told = 0
         for protocol, details in list(self.connections.items()):
             queue = getattr(protocol, "application_queue", None)
-            if isinstance(protocol, WebSocketProtocol) and queue is not None and "disconnected" not in details:
+            if (isinstance(protocol, WebSocketProtocol) and queue is not None and "disconnected" not in details
+                    and protocol not in self.told):
                 queue.put_nowait(dict(DRAIN_MESSAGE))
-                sockets += 1
-        logger.warning("draining: no new connections; %d sockets told to reconnect elsewhere", sockets)
-        reactor.callLater(CHECK_EVERY_SECONDS, self._stop_when_drained)
+                self.told.add(protocol)
+                told += 1
+        return told
 
     def _busy(self) -> int:
         """Connections whose application still runs: requests in flight, open sockets."""
@@ -82,10 +107,12 @@ class DrainingServer(Server):
     def _stop_when_drained(self) -> None:
         from twisted.internet import reactor
 
+        self._tell_sockets()
+        self._close_idle_connections()
         busy = self._busy()
         assert self.drain_deadline is not None
         if busy and time.monotonic() < self.drain_deadline:
-            reactor.callLater(CHECK_EVERY_SECONDS, self._stop_when_drained)
+            reactor.callLater(CHECK_EVERY_SECONDS, contextvars.Context().run, self._stop_when_drained)
             return
         if busy:
             logger.warning("drained for DRAIN_SECONDS with %d connections still busy: stopping", busy)

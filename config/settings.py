@@ -306,7 +306,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # A job whose whole worker was killed is handed out again after this (Redis transport).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("SOLVER_REDELIVER_SECONDS", 30)}
+# It must exceed the longest job (Complete's budget and the hard limit's grace, 13 s),
+# or a job still running would be handed out twice. Checked every 2 s.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("SOLVER_REDELIVER_SECONDS", 20),
+                                   "unacked_restore_interval": 2, "unacked_restore_throttle": 1}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 if SOLVER_QUEUE < 1:

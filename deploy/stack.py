@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "deploy" / "nginx" / "klondike.conf.template"
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 STOP_SECONDS = 30.0
+# nginx keeps a process that refused a connection out of rotation this long; a rolling
+# restart waits as long after each process is back, so two are never out at once.
+FAIL_TIMEOUT_SECONDS = 3
 
 
 @dataclass
@@ -47,6 +50,7 @@ class StackConfig:
     cache_url: str = "redis://127.0.0.1:6379/4"          # throttles, tickets, locks
     broker_url: str = "redis://127.0.0.1:6379/5"         # solver jobs
     extra_env: dict[str, str] = field(default_factory=dict)
+    worker_args: list[str] = field(default_factory=list)  # more `celery worker` options
 
     @property
     def origin(self) -> str:
@@ -101,7 +105,7 @@ class Stack:
         make_certificate(self.run_dir / "tls")
 
     def write_nginx_conf(self) -> None:
-        upstreams = "\n    ".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;"
+        upstreams = "\n    ".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout={FAIL_TIMEOUT_SECONDS}s;"
                                    for port in self.config.web_ports)
         site = Template(TEMPLATE.read_text()).safe_substitute(
             KLONDIKE_UPSTREAMS=upstreams, KLONDIKE_PORT=str(self.config.port),
@@ -150,7 +154,7 @@ http {{
         self.workers[index] = self._spawn(f"worker{index + 1}", [
             PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", "solver", "-n", f"solver{index + 1}@%h",
             "--concurrency", str(self.config.worker_concurrency), "--prefetch-multiplier", "1",
-            "--without-gossip", "--without-mingle", "--loglevel", "WARNING"])
+            "--without-gossip", "--without-mingle", "--loglevel", "INFO", *self.config.worker_args])
 
     def start_nginx(self) -> None:
         self.nginx = self._spawn("nginx", [shutil.which("nginx") or "/usr/sbin/nginx", "-c", str(self.run_dir / "nginx.conf"), "-p", str(self.run_dir)])
@@ -197,15 +201,21 @@ http {{
         stop_process(process, signal.SIGKILL if kill else signal.SIGTERM, timeout)
         return process.returncode
 
-    def restart_web(self, index: int) -> None:
-        self.stop_web(index)
+    def restart_web(self, index: int) -> int | None:
+        """Drain, stop and start one web process; its exit status."""
+        status = self.stop_web(index)
         self.start_web(index)
         self.wait_web_ready(index)
         self.write_pids()
+        return status
 
-    def rolling_restart(self) -> None:
+    def rolling_restart(self) -> list[int | None]:
+        """Each web process in turn; the exit statuses (0: drained)."""
+        statuses = []
         for index in range(len(self.config.web_ports)):
-            self.restart_web(index)
+            statuses.append(self.restart_web(index))
+            time.sleep(FAIL_TIMEOUT_SECONDS + 1)
+        return statuses
 
     def kill_worker(self, index: int) -> None:
         """SIGKILL to the worker and its pool processes: a machine gone."""

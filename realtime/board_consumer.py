@@ -67,6 +67,9 @@ class BoardConsumer(ProtocolConsumer):
         if self.pending is None or self.pending.done():
             self.pending = asyncio.ensure_future(self.push_soon())
 
+    async def resync(self) -> None:
+        await self.board_changed({"type": "board.changed"})
+
     async def push_soon(self) -> None:
         await asyncio.sleep(self.REFRESH_SECONDS)
         await self.push()

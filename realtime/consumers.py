@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -27,7 +28,7 @@ from database.outage import CLOSE_TRY_AGAIN, DatabaseOutage, classify, record_re
 
 from games import services, viewer_policy
 from accounts.sessions import session_digest
-from realtime import publishing, socket_protocol
+from realtime import layer_watch, publishing, socket_protocol
 from races import services as races
 from engine.views import redact_view
 from games.models import Game
@@ -74,6 +75,15 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         if handler is None:
             logger.warning("no handler for message type %s", message.get("type"))
             return
+        async with self.turn:
+            await self.handle_safely(handler, message)
+
+    @functools.cached_property
+    def turn(self) -> asyncio.Lock:
+        """One message at a time, a resync included (layer_watch)."""
+        return asyncio.Lock()
+
+    async def handle_safely(self, handler: Any, message: dict[str, Any]) -> None:
         try:
             await handler(message)
         except (StopConsumer, AcceptConnection, DenyConnection):
@@ -124,6 +134,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             self.groups = [publishing.session_group(session_digest(session_key))]
         elif ticket_session := self.scope.get("ticket_session"):
             self.groups = [publishing.session_group(ticket_session)]  # a session's ticket: closes with it
+        layer_watch.watch(self)
         await super().websocket_connect(message)
 
     async def shut_out(self, code: str, detail: str) -> None:
@@ -134,6 +145,19 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         with contextlib.suppress(Exception):
             await self.send_json({"type": "error", "error": code, "detail": detail})
             await self.close(code=CLOSE_UNAUTHORIZED)
+
+    def resync_soon(self) -> None:
+        """The channel layer was down (realtime.layer_watch): catch up from the
+        database, in turn with the messages this socket handles."""
+        if self.closed or not self.accepted:
+            return
+        asyncio.ensure_future(self.dispatch({"type": "layer.recovered"}))
+
+    async def layer_recovered(self, message: dict[str, Any]) -> None:
+        await self.resync()
+
+    async def resync(self) -> None:
+        """What this socket shows, brought up to date from the database."""
 
     async def server_drain(self, message: dict[str, Any]) -> None:
         """The server drains: the frame before this one has been answered (a move in
@@ -450,6 +474,10 @@ class GameConsumer(RaceViewing, ProtocolConsumer):
     async def game_watchers(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": message["count"]})
 
+    async def resync(self) -> None:
+        if self.stream.last_seq >= 0:
+            await self.send_all(await self.stream.refresh())
+
     async def race_changed(self, message: dict[str, Any]) -> None:
         if message.get("finished"):
             self.knowledge = None  # everyone sees everything
@@ -498,6 +526,9 @@ class LobbyConsumer(ProtocolConsumer):
     async def lobby_changed(self, message: dict[str, Any]) -> None:
         if self.pending is None or self.pending.done():
             self.pending = asyncio.ensure_future(self.refresh_soon())
+
+    async def resync(self) -> None:
+        await self.lobby_changed({"type": "lobby.changed"})
 
     async def refresh_soon(self) -> None:
         await asyncio.sleep(self.REFRESH_SECONDS)
@@ -618,6 +649,16 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
 
     async def race_watchers(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": message["count"]})
+
+    async def resync(self) -> None:
+        """The race's state, what this viewer may know, and every board's missed events."""
+        _, payload = await load_race(self.race_id, self.actor())
+        if payload is None:
+            return
+        self.knowledge = None  # read again from the database by show()
+        await self.show(payload)
+        for stream in self.streams.values():
+            await self.deliver(await stream.refresh())
 
     async def act(self, data: dict[str, Any], function: Any, *args: Any) -> None:
         user = self.scope.get("user")

@@ -11,6 +11,7 @@ realtime.listeners, from the domain events of the rooms below.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -20,7 +21,7 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
-from telemetry import metrics
+from telemetry import logs, metrics
 
 LOBBY_GROUP = "lobby"
 
@@ -71,7 +72,8 @@ def send_group(group: str, message: dict[str, Any]) -> None:
     LoopPublisher.of(loop).put(group, message)
 
 
-async def send_or_count(group: str, message: dict[str, Any], committed: float) -> bool:
+async def send_or_count(group: str, message: dict[str, Any], committed: float, request_id: str | None = None
+                        ) -> bool:
     """Send news of a commit; a failure (Redis down) is logged and counted, never
     raised: the commit stands and its sender is told so, and every viewer catches up
     from Postgres by sequence number. ``committed`` is when the news was made
@@ -81,7 +83,8 @@ async def send_or_count(group: str, message: dict[str, Any], committed: float) -
         await layer.group_send(group, message)
     except Exception as exc:  # noqa: BLE001 - any layer failure: the database has the event
         metrics.CHANNEL_SEND_FAILURES.inc()
-        logger.warning("channel layer send to %s failed: %r", group, exc)
+        logger.warning("channel layer send to %s failed: %r", group, exc,
+                       extra={"request_id": request_id} if request_id else None)
         return False
     if message.get("type") == "game.event":
         metrics.MOVE_PUBLISH_SECONDS.observe(time.monotonic() - committed)
@@ -118,14 +121,15 @@ class LoopPublisher:
 
     def put(self, group: str, message: dict[str, Any]) -> None:
         """From any thread."""
-        self.loop.call_soon_threadsafe(self._enqueue, group, message, time.monotonic())
+        self.loop.call_soon_threadsafe(self._enqueue, group, message, time.monotonic(), logs.request_id.get())
 
-    def _enqueue(self, group: str, message: dict[str, Any], committed: float) -> None:
+    def _enqueue(self, group: str, message: dict[str, Any], committed: float, request_id: str) -> None:
         if self.queue is None:
             self.queue = asyncio.Queue(self.BACKLOG)
-            self.loop.create_task(self._send_in_order())
+            # Its own context: it sends for every request, not for the first one.
+            self.loop.create_task(self._send_in_order(), context=contextvars.Context())
         try:
-            self.queue.put_nowait((group, message, committed))
+            self.queue.put_nowait((group, message, committed, request_id))
         except asyncio.QueueFull:
             # The move is in the database: clients see it on their next gap check or reconnect.
             metrics.CHANNEL_SEND_FAILURES.inc()
@@ -134,8 +138,8 @@ class LoopPublisher:
     async def _send_in_order(self) -> None:
         assert self.queue is not None
         while True:
-            group, message, committed = await self.queue.get()
-            await send_or_count(group, message, committed)
+            group, message, committed, request_id = await self.queue.get()
+            await send_or_count(group, message, committed, request_id)
 
 
 def collecting_sends(function: Callable[..., Any]) -> Callable[..., tuple[Any, BaseException | None, list]]:

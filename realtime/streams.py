@@ -26,6 +26,7 @@ from games.models import ENGINE_ACTIONS, Game, Move
 from games.viewer_policy import Actor
 
 CATCH_UP_LIMIT = 200  # beyond this many missed events a client gets a full resync
+LAST_SEQ = 2**31 - 1
 
 
 def _load(game_id: str) -> Game:
@@ -170,6 +171,18 @@ class GameStream:
             self.held.extend(await missing_events(self.game_id, self.received, event["seq"]))
         self.held.append(event)
         self.received = event["seq"]
+        return self._release(self.delay)
+
+    async def refresh(self) -> list[dict[str, Any]]:
+        """Messages for the events the channel layer may have lost (it was down),
+        read from Postgres."""
+        if not self.delay:
+            return self._delivered(await catch_up(self.game_id, self.last_seq, self.actor))
+        missed = await missing_events(self.game_id, self.received, LAST_SEQ)
+        if not missed:
+            return []
+        self.held.extend(missed)
+        self.received = missed[-1]["seq"]
         return self._release(self.delay)
 
     def flush(self) -> list[dict[str, Any]]:

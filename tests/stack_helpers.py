@@ -38,7 +38,8 @@ print(json.dumps(tokens))
 class FrontDoor:
     """A whole stack: its own Postgres and Redis, N web processes, workers, nginx."""
 
-    def __init__(self, web: int = 3, workers: int = 1, socket_idle_seconds: int = 75, **settings: str) -> None:
+    def __init__(self, web: int = 3, workers: int = 1, socket_idle_seconds: int = 75, slow_solver_seconds: float = 0,
+                 **settings: str) -> None:
         self.postgres = PrivatePostgres(max_connections=100)
         self.redis = PrivateRedis()
         self.dir = Path(tempfile.mkdtemp(prefix="klondike-stack-"))
@@ -49,6 +50,12 @@ class FrontDoor:
             database_url=self.postgres.url, redis_url=self.redis.url,
             cache_url=self.redis.url.replace("/0", "/1"), broker_url=self.redis.url.replace("/0", "/2"),
             extra_env={"DB_POOL_MAX_SIZE": "8", "DRAIN_SECONDS": "10", **settings})
+        self.solver_pids = self.dir / "solver-pids"
+        if slow_solver_seconds:  # tests/slow_solver_jobs.py: each solve waits first
+            self.solver_pids.mkdir()
+            self.config.worker_args = ["--include", "tests.slow_solver_jobs"]
+            self.config.extra_env.update(SLOW_SOLVER_SECONDS=str(slow_solver_seconds),
+                                         SLOW_SOLVER_PIDS=str(self.solver_pids))
         self.stack = Stack(self.config)
 
     def start(self) -> None:
@@ -92,11 +99,17 @@ class FrontDoor:
         return ssl.create_default_context(cafile=self.cert)
 
     def players(self, count: int) -> list[str]:
+        """Tokens (scope play) of ``count`` new players."""
+        return [token for _, token in self.named_players(count)]
+
+    def named_players(self, count: int) -> list[tuple[str, str]]:
+        """(username, token) of ``count`` new players."""
         prefix = f"p{self.made}x"
         self.made += 1
         output = manage(self.stack.env(), "shell", "--no-imports", "-c",
                         MAKE_PLAYERS.format(count=count, prefix=prefix))
-        return json.loads(output.strip().splitlines()[-1])
+        tokens = json.loads(output.strip().splitlines()[-1])
+        return [(f"{prefix}{index}", token) for index, token in enumerate(tokens)]
 
     def stored_moves(self, game_id: str) -> list[int]:
         return self.postgres.stored_moves(game_id)
@@ -161,6 +174,9 @@ class DoorClient:
             await self.conn.send(json.dumps(data))
             return True
         except ConnectionClosed:
+            # Let the reader see the end too, so that ``closed`` says so from now on.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.reader), 5)
             return False
 
     async def recv_until(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0
