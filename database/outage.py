@@ -1,5 +1,6 @@
 """Database outages as clients see them: *busy* (every pooled connection is in use
-for longer than DB_POOL_TIMEOUT) or *unavailable* (the server cannot be reached).
+for longer than DB_POOL_TIMEOUT) or *unavailable* (the server cannot be reached); and
+Redis unreachable under what needs the cache (``service_unavailable``).
 Both are 503 answers with a Retry-After, never a 500 and never a traceback in the
 log: one line per refused request, and a counter per kind for the metrics."""
 
@@ -10,6 +11,7 @@ import threading
 from collections import Counter
 
 import psycopg
+import redis
 from django.db import utils
 
 logger = logging.getLogger("klondike.database")
@@ -48,6 +50,15 @@ class DatabaseUnavailable(DatabaseOutage):
     retry_after = 2
 
 
+class RedisUnavailable(DatabaseOutage):
+    """Redis (the cache: rate limits, socket tickets, presence) cannot be reached: what
+    needs it is refused the same way. Moves do not need it (docs/operations.md)."""
+
+    code = "service_unavailable"
+    detail = "part of the service cannot be reached at the moment; try again shortly"
+    retry_after = 2
+
+
 def classify(exc: BaseException | None) -> DatabaseOutage | None:
     """The outage ``exc`` stands for, or None when it is something else (a bug, a
     constraint, a deadlock): a pool refusal as it is, and a connection that broke
@@ -63,6 +74,8 @@ def classify(exc: BaseException | None) -> DatabaseOutage | None:
             return None
         if isinstance(exc, utils.InterfaceError) and "closed" in str(exc):
             return DatabaseUnavailable()  # Django's "connection already closed"
+        if isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+            return RedisUnavailable()
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return None

@@ -1,5 +1,5 @@
-"""A committed move is always acknowledged: with the channel layer's Redis down, a
-move over REST answers 200 and one over a socket its ack with the frame's id; the
+"""A committed move is always acknowledged: with Redis down (the channel layer and the
+cache), a move over REST answers 200 and one over a socket its ack with the frame's id; the
 failed publish is logged and counted (klondike_channel_send_failures), and once Redis
 is back a viewer catches up from Postgres by sequence number. Real Daphne, a Redis of
 the test's own (tests/private_redis.py) killed and started again."""
@@ -31,9 +31,9 @@ def redis_server() -> Iterator[PrivateRedis]:
 
 @pytest.fixture
 def daphne(daphne_env: tuple[str, str], redis_server: PrivateRedis) -> Iterator[Daphne]:
-    db_url, shared_redis = daphne_env
-    # The channel layer on the private Redis; the cache (throttles, tickets) on the shared one.
-    server = Daphne(db_url, redis_server.url, REDIS_CACHE_URL=shared_redis)
+    db_url, _ = daphne_env
+    # The channel layer and the cache on the private Redis.
+    server = Daphne(db_url, redis_server.url, REDIS_CACHE_URL=redis_server.url.replace("/0", "/1"))
     server.wait_ready()
     yield server
     server.stop()
@@ -108,6 +108,11 @@ def test_moves_committed_while_redis_is_down_are_acknowledged(daphne: Daphne, re
                 socket_player.actions.append(ack["move"])
             assert not socket.closed
             assert await asyncio.to_thread(send_failures, daphne) >= failures_before + 6
+            # What needs Redis itself (a hint's rate limit is counted there) is refused
+            # with a clear, retryable error, never a 500.
+            hint = await asyncio.to_thread(rest.http.get, f"{daphne.http}/api/games/{rest.game}/hint", timeout=30)
+            assert hint.status_code == 503 and hint.json()["error"] == "service_unavailable", hint.text
+            assert int(hint.headers["Retry-After"]) >= 1
         finally:
             redis_server.start()
 

@@ -11,7 +11,7 @@ export const CLOSE_TRY_AGAIN = 4503;
 // the new connection to another process), a little spread so not all at the same moment.
 export const CLOSE_RECONNECT = 4012;
 const RECONNECT_SPREAD_MS = 500;
-const OUTAGE_ERRORS = new Set(["database_busy", "database_unavailable"]);
+const OUTAGE_ERRORS = new Set(["database_busy", "database_unavailable", "service_unavailable"]);
 
 /** An error event or API answer that asks to send the same thing again later. */
 export function isOutage(error) {
