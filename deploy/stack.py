@@ -295,6 +295,20 @@ def _signal_pids(run_dir: Path, signum: int) -> None:
             os.kill(pid, signum)
 
 
+def config_from_environment(args: argparse.Namespace) -> StackConfig:
+    """The defaults of `make stack`, each changeable from the environment (the tests
+    run it on free ports, in a folder and a database of their own)."""
+    environ = os.environ
+    ports = environ.get("STACK_WEB_PORTS")
+    web_ports = [int(p) for p in ports.split(",")] if ports else [8101 + i for i in range(args.web)]
+    redis = environ.get("STACK_REDIS_URL", "redis://127.0.0.1:6379").rstrip("/")
+    dbs = [int(d) for d in environ.get("STACK_REDIS_DBS", "3,4,5").split(",")]
+    return StackConfig(run_dir=Path(environ.get("STACK_RUN_DIR", ROOT / ".stack")), port=args.port,
+                       web_ports=web_ports, workers=args.workers,
+                       database_url=environ.get("STACK_DATABASE_URL", StackConfig.database_url),
+                       redis_url=f"{redis}/{dbs[0]}", cache_url=f"{redis}/{dbs[1]}", broker_url=f"{redis}/{dbs[2]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["up", "down", "restart-web"])
@@ -302,21 +316,14 @@ def main() -> None:
     parser.add_argument("--web", type=int, default=int(os.environ.get("STACK_WEB", 3)))
     parser.add_argument("--workers", type=int, default=int(os.environ.get("STACK_WORKERS", 2)))
     args = parser.parse_args()
-    config = StackConfig(port=args.port, web_ports=[8101 + i for i in range(args.web)], workers=args.workers)
-    if args.command == "down":
-        # The running `up` hears SIGTERM and stops everything in order.
-        pid_file = config.run_dir / "up.pid"
-        if not pid_file.exists():
-            sys.exit("stack: not running (no .stack/up.pid)")
-        os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        return
-    if args.command == "restart-web":
-        pid_file = config.run_dir / "up.pid"
-        if not pid_file.exists():
-            sys.exit("stack: not running (no .stack/up.pid)")
-        os.kill(int(pid_file.read_text()), signal.SIGHUP)
-        return
-    run_up(config)
+    config = config_from_environment(args)
+    if args.command == "up":
+        return run_up(config)
+    # The running `up` hears SIGTERM (stop everything, in order) or SIGHUP (rolling restart).
+    pid_file = config.run_dir / "up.pid"
+    if not pid_file.exists():
+        sys.exit(f"stack: not running (no {pid_file})")
+    os.kill(int(pid_file.read_text()), signal.SIGTERM if args.command == "down" else signal.SIGHUP)
 
 
 def run_up(config: StackConfig) -> None:
