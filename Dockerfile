@@ -40,4 +40,4 @@ RUN useradd --system --no-create-home app
 USER app
 
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--access-log", "/dev/null", "config.asgi:application"]
+CMD ["python", "-m", "config.serve", "-b", "0.0.0.0", "-p", "8000", "--access-log", "/dev/null", "config.asgi:application"]

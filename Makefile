@@ -38,7 +38,7 @@ run: venv
 	export DEBUG="$${DEBUG:-true}"; \
 	$(PY) manage.py migrate --noinput && \
 	export ACCESS_LOG="$${ACCESS_LOG:-true}"; \
-	exec $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 --access-log /dev/null config.asgi:application
+	exec $(PY) -m config.serve -b 127.0.0.1 -p 8000 --access-log /dev/null config.asgi:application
 
 ## stack: the production topology here, without Docker: nginx with TLS on
 ##        https://localhost:8443 in front of 3 web processes, 2 solver workers, the

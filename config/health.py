@@ -1,7 +1,7 @@
 """Probes and metrics for the proxy, the orchestrator and Prometheus.
 
 - ``/healthz``: the process is up and routing requests (liveness: restart it if not).
-- ``/readyz``: it can serve players: PostgreSQL and Redis answer and it is not
+- ``/readyz``: it can serve players: the database and Redis answer and it is not
   draining (readiness: send it traffic). 503 with what failed otherwise.
 - ``/metrics``: this process's Prometheus metrics (telemetry.metrics). The proxy does
   not serve it to the public (deploy/nginx); Prometheus scrapes each process.
@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from typing import Any
 
@@ -21,6 +22,8 @@ from config import draining
 from games import solver_jobs
 from telemetry import metrics
 
+logger = logging.getLogger("klondike.health")
+
 # A probe must answer well inside the proxy's and compose's probe timeouts.
 CHECK_TIMEOUT_SECONDS = 1.0
 
@@ -31,11 +34,18 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 def readyz(request: HttpRequest) -> JsonResponse:
-    checks = {"postgres": _check(_postgres), "redis": _check(_redis)}
+    checks = {"database": _check(_database), "redis": _check(_redis)}
     if draining.is_draining():
         checks["draining"] = "the process is shutting down"
     ready = all(result == "ok" for result in checks.values())
-    return JsonResponse({"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503)
+    response = JsonResponse({"status": "ok" if ready else "unavailable", "checks": checks},
+                            status=200 if ready else 503)
+    if not ready:
+        # An expected answer of a probe: one warning that says why, not Django's error line.
+        logger.warning("not ready: %s", ", ".join(f"{name} {result}" for name, result in checks.items()
+                                                  if result != "ok"))
+        response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
@@ -53,7 +63,7 @@ def _check(probe: Any) -> str:
     return "ok"
 
 
-def _postgres() -> None:
+def _database() -> None:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")

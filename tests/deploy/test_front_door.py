@@ -83,7 +83,7 @@ def test_static_files_are_cached_by_the_proxy(door: FrontDoor) -> None:
 def test_readyz_through_the_door_checks_postgres_and_redis(door: FrontDoor) -> None:
     answer = door.session().get(f"{door.http}/readyz", timeout=10)
     assert answer.status_code == 200
-    assert answer.json() == {"status": "ok", "checks": {"postgres": "ok", "redis": "ok"}}
+    assert answer.json() == {"status": "ok", "checks": {"database": "ok", "redis": "ok"}}
 
 
 def test_sockets_are_spread_by_least_connections(door: FrontDoor) -> None:

@@ -113,6 +113,11 @@ def test_moves_committed_while_redis_is_down_are_acknowledged(daphne: Daphne, re
             hint = await asyncio.to_thread(rest.http.get, f"{daphne.http}/api/games/{rest.game}/hint", timeout=30)
             assert hint.status_code == 503 and hint.json()["error"] == "service_unavailable", hint.text
             assert int(hint.headers["Retry-After"]) >= 1
+            # The readiness probe says what is missing; the liveness probe is still fine.
+            ready = await asyncio.to_thread(requests.get, f"{daphne.http}/readyz", timeout=10)
+            assert ready.status_code == 503 and ready.json()["checks"]["database"] == "ok"
+            assert ready.json()["checks"]["redis"].startswith("failed")
+            assert (await asyncio.to_thread(requests.get, f"{daphne.http}/healthz", timeout=10)).status_code == 200
         finally:
             redis_server.start()
 
