@@ -173,3 +173,31 @@ def test_a_job_whose_worker_process_dies_is_retried_once_then_fails_clearly(daph
         assert int(failed.headers["Retry-After"]) >= 1
     finally:
         worker.stop()
+
+
+def test_the_winnable_stock_is_topped_up_by_a_job_on_the_workers(daphne_env, broker) -> None:
+    """An empty stock: the web process answers 503 at once and queues a top-up job; a
+    worker solves fresh deals and stores the wins; winnable games are dealt from them."""
+    from games.models import SolvedDeal
+
+    stock = {"WINNABLE_POOL_LOW": "2", "WINNABLE_POOL_HIGH": "3"}
+    web = Daphne(*daphne_env, SOLVER_BROKER_URL=broker.url, **stock)
+    web.wait_ready()
+    worker = start_worker(daphne_env, broker, REDIS_CACHE_URL=daphne_env[1], **stock)
+    try:
+        http, _ = player(web)
+        first = http.post(f"{web.http}/api/games/", json={"winnable": True, "draw": 1, "scoring": "vegas"},
+                          timeout=10)
+        assert first.status_code == 503 and first.json()["error"] == "no_winnable_deal", first.text
+        deadline = time.monotonic() + 60
+        while SolvedDeal.objects.filter(draw=1, scoring="vegas", result="win").count() < 3:
+            assert time.monotonic() < deadline, worker.output()[-3000:]
+            time.sleep(0.2)
+        assert "solver.top_up_winnable" in worker.output()
+        dealt = http.post(f"{web.http}/api/games/", json={"winnable": True, "draw": 1, "scoring": "vegas"},
+                          timeout=10)
+        assert dealt.status_code == 201, dealt.text
+        assert SolvedDeal.objects.filter(draw=1, scoring="vegas").exclude(handed_out_at=None).count() == 1
+    finally:
+        worker.stop()
+        web.stop()
