@@ -5,7 +5,7 @@ authentication (``/api/accounts/csrf``, the floor: DRF's session authentication 
 session and the user, and the view returns the CSRF token) measured in the same run.
 
     .venv/bin/python bench/load.py [--processes 1 2] [--users 8 32] [--paused 128 256]
-        [--seconds 20] [--soak 0] [--handlers service stock] [--json]
+        [--seconds 20] [--soak 0] [--handlers service stock] [--proxy] [--json]
     # diagnosis: --phases floor moves mixed, --py-spy PATH (collapsed stacks of the
     #            GIL-holding thread of each Daphne per phase, in the log directory)
 
@@ -33,6 +33,13 @@ A benchmark, not a test: it prints figures and exits 0 unless it could not run.
    HTTP (``bench/stock_asgi.py``: a thread started per request, every request in flight
    on a thread, the middleware chain in async mode), the before of
    ``config/http_handler.py``, measured in the same run.
+``--proxy``: each process count runs behind the front door as deployed (deploy/stack.py:
+nginx with TLS from ``deploy/nginx/klondike.conf.template``, one port, least connections,
+in front of ``config.serve`` web processes with the stack's environment, ``HTTPS=true``,
+no Celery worker), and Locust reaches every phase, the floor's too, at
+``https://localhost:<port>`` only, sending ``Origin`` and ``Referer`` as a browser does
+(the certificate is self-signed: FastHttpUser does not check it). ``service`` handler only.
+
 3. ``--soak N``: ``mixed`` at 32 users without pause for N seconds on one process,
    sampling Daphne's RSS and the connections every 10 s.
 """
@@ -158,9 +165,11 @@ class ConnectionPeak:
 
 
 def run_phase(phase: str, users: int, pause: bool, seconds: float, ports: list[int], pids: list[int],
-              accounts: list[dict[str, str]], py_spy: tuple[str, Path, str] | None = None) -> dict[str, Any]:
+              accounts: list[dict[str, str]], py_spy: tuple[str, Path, str] | None = None,
+              base_urls: list[str] | None = None) -> dict[str, Any]:
+    """``base_urls``: where the users go (default one per port, http://127.0.0.1:<port>)."""
     spec = {"phase": phase, "users": users, "pause": pause, "seconds": seconds, "ports": ports, "pids": pids,
-            "accounts": accounts}
+            "accounts": accounts, "base_urls": base_urls or [f"http://127.0.0.1:{port}" for port in ports]}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(spec, f)
     try:
@@ -213,11 +222,15 @@ def main() -> None:
     parser.add_argument("--py-spy", metavar="PATH",
                         help="py-spy executable: sample each Daphne in every phase (collapsed stacks of the "
                              "GIL-holding thread in the log directory)")
+    parser.add_argument("--proxy", action="store_true",
+                        help="behind nginx with TLS (deploy/stack.py), Locust through its one port only")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--locust", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.locust:
         return locust_phase(args.locust)
+    if args.proxy and (args.handlers != ["service"] or args.soak):
+        parser.error("--proxy runs the service handler only, without --soak")
 
     realtime = _bench_module("realtime")
     accounts = prepare()
@@ -225,6 +238,9 @@ def main() -> None:
     py_spy = (args.py_spy, log_dir) if args.py_spy else None
     results: list[dict[str, Any]] = []
     for processes in args.processes:
+        if args.proxy:
+            results += run_proxied(args, processes, accounts, log_dir, py_spy)
+            continue
         for handler in args.handlers:
             servers = realtime.Servers(f"{handler}{processes}", HANDLERS[handler], ROOT, server_env(), processes,
                                        log_dir)
@@ -247,6 +263,43 @@ def main() -> None:
     if args.json:
         print(json.dumps({"phases": results, "soak": soak}, indent=2))
     print(f"Daphne logs: {log_dir}", file=sys.stderr)
+
+
+def run_proxied(args: argparse.Namespace, processes: int, accounts: list[dict[str, str]], log_dir: Path,
+                py_spy: tuple[str, Path] | None) -> list[dict[str, Any]]:
+    """Every phase at this process count behind the stack's nginx, through its TLS port."""
+    from deploy.stack import Stack, StackConfig
+
+    realtime = _bench_module("realtime")
+    for name in realtime.PROXY_VARIABLES:  # the stack's readiness checks use urllib from here
+        os.environ.pop(name, None)
+    if os.geteuid() == 0:
+        log_dir.chmod(0o755)  # nginx's workers (nobody) reach the stack's temp and cache folders
+    config = StackConfig(run_dir=log_dir / f"stack{processes}", port=realtime.free_port(),
+                         web_ports=[realtime.free_port() for _ in range(processes)], workers=0,
+                         database_url=f"{database_server()}/{DB_NAME}", redis_url=redis_url(),
+                         cache_url=redis_url(), broker_url=redis_url(),
+                         extra_env={"SECRET_KEY": "bench", "DB_POOL_MAX_SIZE": str(POOL_MAX)})
+    stack = Stack(config)
+    results = []
+    try:
+        stack.up()
+        pids = [proc.pid for proc in stack.webs.values()]
+        spy = (py_spy[0], py_spy[1], "proxy") if py_spy else None
+        phase_args = dict(ports=config.web_ports, pids=pids, accounts=accounts, py_spy=spy,
+                          base_urls=[config.origin])
+        for users in args.users:
+            for phase in args.phases:
+                result = run_phase(phase, users, False, args.seconds, **phase_args)
+                results.append({"processes": processes, "handler": "proxy", **result})
+                print_phase(results[-1])
+        for users in args.paused:
+            result = run_phase("mixed", users, True, args.seconds * 1.5, **phase_args)
+            results.append({"processes": processes, "handler": "proxy", **result})
+            print_phase(results[-1])
+    finally:
+        stack.down()
+    return results
 
 
 def run_soak(seconds: float, accounts: list[dict[str, str]], log_dir: Path) -> dict[str, Any]:
@@ -310,25 +363,27 @@ def locust_phase(spec_path: str) -> None:
     from locust.env import Environment
 
     spec = json.loads(Path(spec_path).read_text())
-    phase, ports, accounts = spec["phase"], spec["ports"], spec["accounts"]
+    phase, bases, accounts = spec["phase"], spec["base_urls"], spec["accounts"]
     from engine import DealCode, Game
 
     counter = iter(range(10**9))
 
     class Player(FastHttpUser):
-        host = f"http://127.0.0.1:{ports[0]}"
+        host = bases[0]
         wait_time = between(1, 3) if spec["pause"] else constant(0)
 
         def on_start(self) -> None:
             index = next(counter)
             self.rng = random.Random(index)
-            self.client.base_url = f"http://127.0.0.1:{ports[index % len(ports)]}"
+            self.client.base_url = bases[index % len(bases)]
             self.guest = phase == "mixed" and index % GUEST_SHARE == GUEST_SHARE - 1
             csrf = "".join(self.rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(32))
             self.cookie = f"csrftoken={csrf}"
             if not self.guest:
                 self.cookie += f"; sessionid={accounts[index % len(accounts)]['session']}"
             self.headers = {"X-CSRFToken": csrf, "Referer": self.client.base_url + "/"}
+            if self.client.base_url.startswith("https:"):  # behind the proxy: as a browser sends it
+                self.headers["Origin"] = self.client.base_url
             if phase != "floor":
                 self.new_game()
 

@@ -2,7 +2,7 @@
 """Real-time benchmark: live games watched by spectators over WebSockets.
 
     .venv/bin/python bench/realtime.py [--games 200] [--spectators 5] [--rate 1.0]
-        [--seconds 30] [--processes 2] [--json]
+        [--seconds 30] [--processes 2] [--proxy] [--json]
 
 A benchmark, not a test: it prints figures and always exits 0 unless it could not
 run. What it does, in one run:
@@ -31,6 +31,17 @@ run. What it does, in one run:
    by the clients, each Daphne (also idle, just before the window), PostgreSQL (every
    postgres process on the machine: other users' too) and Redis during the window.
 5. Clean-up: stops the Daphne processes, drops the database, flushes Redis db 1.
+
+``--proxy``: both phases run behind the front door as deployed (deploy/stack.py):
+nginx from ``deploy/nginx/klondike.conf.template`` (TLS with the stack's self-signed
+certificate, one port, least connections, the same ``/ws/`` location) in front of the
+``--processes`` web processes, and every client connects to that one port
+(``wss://localhost:<port>``, ``Origin: https://localhost:<port>``, the certificate
+checked). The service's processes are ``config.serve`` (Daphne with a drain) with the
+stack's environment (``HTTPS``, ``TRUSTED_PROXIES``, JSON logs), no Celery worker, the
+bench database and Redis db 1; the floor's are Daphne serving ``bench/bare_broadcast.py``
+behind a second nginx rendered from the same template, so the floor pays the proxy and
+TLS too. nginx's CPU (master and workers) is reported beside Daphne's.
 
 Clients run in ``--client-procs`` worker processes (default 1), each with its own
 asyncio loop; the client CPU figure says whether they kept up. Daphne logs go to
@@ -242,6 +253,71 @@ class Servers:
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs]
 
+    def proxy_pids(self) -> list[int]:
+        return []
+
+
+class ProxiedServers:
+    """``--proxy``: deploy/stack.py's front door (nginx with TLS, least connections, the
+    repository's template) in front of ``count`` web processes on free ports; no Celery
+    worker. ``bare``: the web processes are Daphne serving bare_broadcast (no database, no
+    migration), ready on /healthz; otherwise config.serve serving config.asgi with the
+    stack's environment on the bench database and Redis db 1."""
+
+    def __init__(self, name: str, env: dict[str, str], count: int, log_dir: Path, *, bare: bool,
+                 extra_env: dict[str, str]) -> None:
+        sys.path.insert(0, str(ROOT))
+        from deploy.stack import Stack, StackConfig, http_ok, wait_until
+
+        config = StackConfig(run_dir=log_dir / f"{name}-stack", port=free_port(),
+                             web_ports=[free_port() for _ in range(count)], workers=0,
+                             database_url=DATABASE_URL, redis_url=REDIS_URL, cache_url=REDIS_URL,
+                             broker_url=REDIS_URL, extra_env=extra_env)
+
+        class BareStack(Stack):
+            def migrate(self) -> None:
+                pass
+
+            def start_web(self, index: int) -> None:
+                out = open(self.logs / f"web{index + 1}.log", "ab")
+                self.webs[index] = subprocess.Popen(
+                    [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(self.config.web_ports[index]),
+                     "bare_broadcast:application"], cwd=BENCH, env=env, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True)
+
+            def wait_web_ready(self, index: int, timeout: float = HEALTH_TIMEOUT) -> None:
+                url = f"http://127.0.0.1:{self.config.web_ports[index]}/healthz"
+                wait_until(lambda: http_ok(url), timeout, f"bare web{index + 1}", self.webs[index], self.logs)
+
+            def wait_proxy_ready(self, timeout: float = 30.0) -> None:
+                wait_until(lambda: http_ok(f"{self.config.origin}/healthz"), timeout, "nginx", self.nginx,
+                           self.logs)
+
+        self.stack = (BareStack if bare else Stack)(config)
+        self.port = config.port
+        self.origin = config.origin
+        self.cert = str(config.run_dir / "tls" / "cert.pem")
+
+    def start(self) -> None:
+        try:
+            self.stack.up()
+        except BaseException:
+            self.stack.down()
+            raise
+
+    def stop(self) -> None:
+        self.stack.down()
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.stack.webs.values()]
+
+    def proxy_pids(self) -> list[int]:
+        """nginx's master and its worker processes."""
+        if self.stack.nginx is None:
+            return []
+        master = self.stack.nginx.pid
+        return [master, *(pid for pid, ppid in processes_named({"nginx"}) if ppid == master)]
+
 
 # ---------------------------------------------------------------------------
 # CPU accounting (from /proc)
@@ -292,9 +368,10 @@ class CpuSample:
     """CPU seconds per component at one instant. PostgreSQL: every postgres process,
     plus the postmaster's reaped children (short-lived backends)."""
 
-    def __init__(self, daphne_pids: list[int]) -> None:
+    def __init__(self, daphne_pids: list[int], proxy_pids: list[int] | None = None) -> None:
         self.wall = time.monotonic()
         self.daphne = [proc_cpu(pid) for pid in daphne_pids]
+        self.proxy = None if proxy_pids is None else {pid: proc_cpu(pid) for pid in proxy_pids}
         postgres = processes_named({"postgres"})
         pg_pids = {pid for pid, _ in postgres}
         self.postgres = {pid: proc_cpu(pid, children=ppid not in pg_pids) for pid, ppid in postgres}
@@ -309,7 +386,12 @@ class CpuSample:
         busy = (b.machine[0] - a.machine[0]) / max(1, b.machine[1] - a.machine[1])
         with open("/proc/loadavg") as f:
             load = float(f.read().split()[0])
+        proxy = {}
+        if a.proxy is not None and b.proxy is not None:
+            seconds = sum(cpu - a.proxy.get(pid, 0.0) for pid, cpu in b.proxy.items())
+            proxy = {"proxy_cpu_seconds": round(seconds, 2), "proxy_pct_core": pct(seconds)}
         return {
+            **proxy,
             "cpu_seconds": {"daphne": round(sum(b.daphne) - sum(a.daphne), 2), "postgres": round(max(0.0, pg), 2),
                             "redis": round(b.redis - a.redis, 2)},
             "loadavg_1m": load,
@@ -373,6 +455,11 @@ class Worker:
         self.grace_end = math.inf
         self.readers: list[asyncio.Task] = []
         self.view = spec.get("view")
+        self.ssl: Any = None
+        if spec.get("cafile"):
+            import ssl
+
+            self.ssl = ssl.create_default_context(cafile=spec["cafile"])
 
     # -- connecting ---------------------------------------------------------
 
@@ -380,12 +467,13 @@ class Worker:
         from websockets.asyncio.client import connect
 
         headers = {"Authorization": f"Token {token}"} if token else None
+        tls = {"ssl": self.ssl} if self.ssl is not None else {}  # --proxy: wss, the stack's certificate
         for attempt in range(CONNECT_ATTEMPTS):
             async with sem:
                 try:
                     return await connect(url, origin=origin, additional_headers=headers, compression=None,
                                          proxy=None, open_timeout=OPEN_TIMEOUT, ping_interval=None,
-                                         close_timeout=5, max_queue=None)
+                                         close_timeout=5, max_queue=None, **tls)
                 except Exception as exc:  # noqa: BLE001 (counted, retried)
                     self.connect_failures[type(exc).__name__] += 1
             await asyncio.sleep(0.5 * 2 ** attempt)
@@ -649,24 +737,33 @@ def ms(value: float | None) -> float | None:
 def run_phase(mode: str, args: argparse.Namespace, fixtures: list[dict[str, str]], log_dir: Path,
               view: dict[str, Any]) -> dict[str, Any]:
     flush_redis()
-    if mode == "service":
+    servers: Servers | ProxiedServers
+    if args.proxy:
+        if mode == "service":
+            extra = {"SECRET_KEY": "bench", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+            if args.db_pool_max_size is not None:
+                extra["DB_POOL_MAX_SIZE"] = str(args.db_pool_max_size)
+            servers = ProxiedServers("service", {}, args.processes, log_dir, bare=False, extra_env=extra)
+        else:
+            servers = ProxiedServers("bare", {**bare_env(), "BARE_DISPATCH": args.bare_dispatch}, args.processes,
+                                     log_dir, bare=True, extra_env={})
+    elif mode == "service":
         servers = Servers("service", args.service_app, ROOT, service_env(args.db_pool_max_size),
                           args.processes, log_dir)
-        path = "/ws/games/{}/"
     else:
         servers = Servers("bare", "bare_broadcast:application", BENCH, {**bare_env(), "BARE_DISPATCH": args.bare_dispatch},
                           args.processes, log_dir)
-        path = "/ws/bare/{}/"
+    path = "/ws/games/{}/" if mode == "service" else "/ws/bare/{}/"
     workers: list[tuple[Any, Any]] = []
     spies: list[subprocess.Popen] = []
     try:
-        log(f"{mode}: starting {args.processes} Daphne process(es)")
+        log(f"{mode}: starting {args.processes} Daphne process(es)" + (" behind nginx" if args.proxy else ""))
         servers.start()
-        ports = servers.ports
-        P = len(ports)
 
         def url(i: int, game: str) -> tuple[str, str]:
-            port = ports[i % P]
+            if isinstance(servers, ProxiedServers):  # one port: nginx picks the process
+                return f"wss://localhost:{servers.port}" + path.format(game), servers.origin
+            port = servers.ports[i % len(servers.ports)]
             return f"ws://127.0.0.1:{port}" + path.format(game), f"http://127.0.0.1:{port}"
 
         games = []
@@ -679,7 +776,8 @@ def run_phase(mode: str, args: argparse.Namespace, fixtures: list[dict[str, str]
         for w in range(args.client_procs):
             spec = {"mode": mode, "games": games[w::args.client_procs], "rate": args.rate,
                     "seconds": args.seconds, "grace": args.grace, "drain": args.drain, "view": view,
-                    "connect_concurrency": args.connect_concurrency}
+                    "connect_concurrency": args.connect_concurrency,
+                    "cafile": servers.cert if isinstance(servers, ProxiedServers) else None}
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=worker_main, args=(child, spec), daemon=True)
             proc.start()
@@ -696,14 +794,15 @@ def run_phase(mode: str, args: argparse.Namespace, fixtures: list[dict[str, str]
             ready.append(message[1])
         log(f"{mode}: connected {ready}; settling {SETTLE_SECONDS:g}s")
         time.sleep(SETTLE_SECONDS - IDLE_SAMPLE_SECONDS)
-        idle_before = CpuSample(servers.pids())
+        proxy_pids = servers.proxy_pids() if args.proxy else None
+        idle_before = CpuSample(servers.pids(), proxy_pids)
         time.sleep(IDLE_SAMPLE_SECONDS)
-        idle = CpuSample.usage(idle_before, CpuSample(servers.pids()))
+        idle = CpuSample.usage(idle_before, CpuSample(servers.pids(), proxy_pids))
         start_wall = time.time() + 0.5
         for _, parent in workers:
             parent.send(("go", start_wall))
         time.sleep(max(0.0, start_wall - time.time()))
-        before = CpuSample(servers.pids())
+        before = CpuSample(servers.pids(), proxy_pids)
         if args.py_spy:
             # --gil: only the thread holding the GIL (where Python CPU goes); otherwise
             # every thread, idle or not (where the wall-clock time goes).
@@ -717,7 +816,7 @@ def run_phase(mode: str, args: argparse.Namespace, fixtures: list[dict[str, str]
                         stdout=subprocess.DEVNULL, stderr=err))
         log(f"{mode}: {args.seconds:g}s of moves at {args.rate:g}/s per game")
         time.sleep(args.seconds)
-        after = CpuSample(servers.pids())
+        after = CpuSample(servers.pids(), proxy_pids)
         results = []
         for proc, parent in workers:
             if not parent.poll(args.grace + args.drain + 120):
@@ -740,7 +839,7 @@ def run_phase(mode: str, args: argparse.Namespace, fixtures: list[dict[str, str]
         for spy in spies:
             if spy.poll() is None:
                 spy.kill()
-        log(f"{mode}: stopping Daphne")
+        log(f"{mode}: stopping Daphne" + (" and nginx" if args.proxy else ""))
         servers.stop()
     return summarize(mode, args, ready, results, CpuSample.usage(before, after), idle)
 
@@ -799,7 +898,8 @@ def summarize(mode: str, args: argparse.Namespace, ready: list[dict[str, Any]], 
                             "daphne_less_idle": per_move(max(0.0, cpu["cpu_seconds"]["daphne"] - idle_daphne)),
                             "postgres": per_move(cpu["cpu_seconds"]["postgres"]),
                             "redis": per_move(cpu["cpu_seconds"]["redis"]),
-                            "client": per_move(client_cpu)},
+                            "client": per_move(client_cpu),
+                            **({"proxy": per_move(cpu["proxy_cpu_seconds"])} if "proxy_cpu_seconds" in cpu else {})},
         **cpu,
     }
 
@@ -819,7 +919,7 @@ def report(args: argparse.Namespace, phases: dict[str, dict[str, Any]]) -> dict[
         "params": {"games": args.games, "spectators": args.spectators, "rate": args.rate,
                    "seconds": args.seconds, "processes": args.processes, "client_procs": args.client_procs,
                    "grace": args.grace, "drain": args.drain, "db_pool_max_size": args.db_pool_max_size,
-                   "bare_dispatch": args.bare_dispatch, "service_app": args.service_app},
+                   "bare_dispatch": args.bare_dispatch, "service_app": args.service_app, "proxy": args.proxy},
         **phases,
     }
     if service and bare:
@@ -859,6 +959,9 @@ def table(result: dict[str, Any]) -> str:
         ("Daphne CPU % core", lambda r: " + ".join(str(x) for x in r["daphne_pct_core"])),
         ("Postgres CPU % (all)", lambda r: r["postgres_pct_core"]),
         ("Redis CPU % core", lambda r: r["redis_pct_core"]),
+        *([("nginx CPU % core", lambda r: r.get("proxy_pct_core")),
+           ("nginx CPU ms/move", lambda r: r["cpu_ms_per_move"].get("proxy"))]
+          if result["params"].get("proxy") else []),
         ("Daphne idle CPU % core", lambda r: " + ".join(str(x) for x in r["daphne_idle_pct_core"])),
         ("Daphne CPU ms/move", lambda r: f"{r['cpu_ms_per_move']['daphne']} ({r['cpu_ms_per_move']['daphne_less_idle']} less idle)"),
         ("Postgres (all) ms/move", lambda r: r["cpu_ms_per_move"]["postgres"]),
@@ -911,6 +1014,9 @@ def main() -> int:
     parser.add_argument("--bare-dispatch", choices=("channels", "direct"), default="channels",
                         help="floor consumer: Channels' own dispatch (default), or one without its "
                              "per-message close_old_connections() thread hop")
+    parser.add_argument("--proxy", action="store_true",
+                        help="both phases behind nginx with TLS (deploy/stack.py), every client through its one "
+                             "port; the service's processes are config.serve")
     parser.add_argument("--db-pool-max-size", type=int, default=None,
                         help="DB_POOL_MAX_SIZE for the service (default: unset, i.e. the settings default)")
     parser.add_argument("--service-app", default="config.asgi:application",
@@ -943,6 +1049,13 @@ def main() -> int:
         return 2
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="klondike-bench-"))
     log_dir.mkdir(parents=True, exist_ok=True)
+    if args.proxy:
+        if args.service_app != "config.asgi:application":
+            parser.error("--proxy serves config.asgi:application (deploy/stack.py)")
+        for name in PROXY_VARIABLES:  # the stack's readiness checks use urllib from this process
+            os.environ.pop(name, None)
+        if os.geteuid() == 0:
+            log_dir.chmod(0o755)  # nginx's workers (nobody) reach the stack's temp and cache folders
     log(f"logs in {log_dir}")
 
     env = service_env(args.db_pool_max_size)
@@ -971,7 +1084,8 @@ def main() -> int:
     else:
         p = result["params"]
         print(f"{p['games']} games x (1 player + {p['spectators']} spectators), {p['rate']:g} move/s per game, "
-              f"{p['seconds']:g} s, {p['processes']} Daphne process(es), {p['client_procs']} client process(es)")
+              f"{p['seconds']:g} s, {p['processes']} Daphne process(es)"
+              + (" behind nginx (TLS, one port)" if p["proxy"] else "") + f", {p['client_procs']} client process(es)")
         print(table(result))
     return 0
 

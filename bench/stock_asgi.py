@@ -6,4 +6,4 @@ from django.core.handlers.asgi import ASGIHandler
 
 from config.asgi import application
 
-application.app.application_mapping["http"] = ASGIHandler()
+application.app.app.application_mapping["http"] = ASGIHandler()  # inside ClientAddressMiddleware, RequestTelemetry
