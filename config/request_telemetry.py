@@ -14,28 +14,36 @@ import re
 import time
 from typing import Any
 
+from django.urls import Resolver404, resolve
+
 from telemetry import logs, metrics
 
 access_log = logging.getLogger("klondike.access")
 
 REQUEST_ID_HEADER = b"x-request-id"
-# Route labels: a path with its ids taken out, so a label has few values.
-_ID_SEGMENT = re.compile(r"/(?:[0-9a-fA-F-]{32,36}|\d+|[A-Za-z0-9_-]{20,})(?=/|$)")
-KNOWN_PREFIXES = ("/api/", "/ws/", "/admin/")
+# A socket path's id taken out: /ws/games/<uuid>/ → /ws/games/:id/ (realtime/routing.py).
+_ID_SEGMENT = re.compile(r"/[0-9a-fA-F-]{32,36}(?=/|$)")
+SOCKET_ROUTES = {"/ws/games/:id/", "/ws/races/:id/", "/ws/lobby/", "/ws/leaderboards/"}
+LONGEST_PATH = 200
+KNOWN_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
 def route_of(path: str) -> str:
-    """``/api/games/<uuid>/moves`` → ``/api/games/:id/moves``; pages keep their path
-    only if short and known; static files are one label."""
+    """A metric label with few values: the URL pattern a path resolves to
+    (``/api/games/<uuid:game_id>/moves``), ``/static``, a socket path without its ids,
+    or ``unmatched``; never a username or an id."""
     if path.startswith("/static/"):
         return "/static"
-    if len(path) > 200:
-        return "other"
-    route = _ID_SEGMENT.sub("/:id", path)
-    if route.startswith(KNOWN_PREFIXES) or route.count("/") <= 2:
-        return route
-    return "other"
+    if len(path) > LONGEST_PATH:
+        return "unmatched"
+    if path.startswith("/ws/"):
+        route = _ID_SEGMENT.sub("/:id", path)
+        return route if route in SOCKET_ROUTES else "unmatched"
+    try:
+        return "/" + resolve(path).route
+    except Resolver404:
+        return "unmatched"
 
 
 class RequestTelemetry:
@@ -72,9 +80,9 @@ class RequestTelemetry:
         finally:
             seconds = time.monotonic() - started
             status = outcome["status"] or 0
-            label = route if status != 404 else "unmatched"
-            metrics.HTTP_REQUESTS.labels(scope.get("method", ""), label, str(status)).inc()
-            metrics.HTTP_SECONDS.labels(scope.get("method", ""), label).observe(seconds)
+            method = scope.get("method", "") if scope.get("method") in KNOWN_METHODS else "other"
+            metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
+            metrics.HTTP_SECONDS.labels(method, route).observe(seconds)
             access_log.info("%s %s %s %.1fms", scope.get("method"), scope["path"], status, seconds * 1000,
                             extra={"kind": "http", "client": scope["client"][0], "method": scope.get("method"),
                                    "path": scope["path"], "status": status, "ms": round(seconds * 1000, 1)})

@@ -63,6 +63,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from config.client_address import TrustedProxies
+from telemetry.logs import keep_context_on_records
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -622,6 +623,7 @@ CONTENT_SECURITY_POLICY = {
 
 # The longest a web process drains on SIGTERM before it exits (config/serve.py).
 DRAIN_SECONDS = env_float("DRAIN_SECONDS", 10.0)
+keep_context_on_records()  # every log line names its request and game (telemetry.logs)
 LOG_FORMAT = env_str("LOG_FORMAT", "text" if DEBUG else "json")
 if LOG_FORMAT not in ("json", "text"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}.")

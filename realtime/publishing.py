@@ -83,8 +83,12 @@ async def send_or_count(group: str, message: dict[str, Any], committed: float, r
         await layer.group_send(group, message)
     except Exception as exc:  # noqa: BLE001 - any layer failure: the database has the event
         metrics.CHANNEL_SEND_FAILURES.inc()
-        logger.warning("channel layer send to %s failed: %r", group, exc,
-                       extra={"request_id": request_id} if request_id else None)
+        noted = logs.request_id.set(request_id) if request_id else None  # the move's request, on its line
+        try:
+            logger.warning("channel layer send to %s failed: %r", group, exc)
+        finally:
+            if noted is not None:
+                logs.request_id.reset(noted)
         return False
     if message.get("type") == "game.event":
         metrics.MOVE_PUBLISH_SECONDS.observe(time.monotonic() - committed)

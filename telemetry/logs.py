@@ -22,7 +22,24 @@ REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 GAME_IN_PATH = re.compile(r"/games/([0-9a-fA-F-]{32,36})(?:/|$)")
 
 # LogRecord's own attributes: what is not one of them was passed as ``extra``.
-_RECORD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+_RECORD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "request_id", "game_id"}
+
+
+def keep_context_on_records() -> None:
+    """Every log record notes the request and game ids of where it was made, so that a
+    handler that formats it later (or elsewhere) still has them."""
+    current = logging.getLogRecordFactory()
+    if getattr(current, "keeps_context", False):
+        return
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = current(*args, **kwargs)
+        record.request_id = request_id.get()
+        record.game_id = game_id.get()
+        return record
+
+    factory.keeps_context = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
 
 
 def new_request_id(offered: str | None = None) -> str:
