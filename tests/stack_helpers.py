@@ -19,20 +19,10 @@ from typing import Any, Callable, Iterator
 import requests
 
 from deploy.stack import Stack, StackConfig
-from tests.private_postgres import PrivatePostgres, manage
+from tests.private_postgres import MAKE_PLAYERS, PrivatePostgres, manage
 from tests.private_redis import PrivateRedis
 from tests.realtime_helpers import free_port
 
-MAKE_PLAYERS = """
-import json
-from django.contrib.auth import get_user_model
-from accounts.tokens import issue
-tokens = []
-for i in range({count}):
-    user = get_user_model().objects.create_user("{prefix}%d" % i)
-    tokens.append(issue(user, name="test", scope="play", expires_in_days=1)[1])
-print(json.dumps(tokens))
-"""
 
 
 class FrontDoor:
