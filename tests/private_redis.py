@@ -10,6 +10,9 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 from tests.realtime_helpers import free_port
 
@@ -54,3 +57,12 @@ class PrivateRedis:
     def destroy(self) -> None:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def private_redis() -> Iterator[PrivateRedis]:
+    """A Redis of the test's own, started; import this fixture."""
+    server = PrivateRedis()
+    server.start()
+    yield server
+    server.destroy()

@@ -21,7 +21,7 @@ import requests
 from deploy.stack import Stack, StackConfig
 from tests.private_postgres import MAKE_PLAYERS, PrivatePostgres, manage
 from tests.private_redis import PrivateRedis
-from tests.realtime_helpers import free_port
+from tests.realtime_helpers import Client, free_port
 
 
 
@@ -114,16 +114,13 @@ class FrontDoor:
         return lines
 
 
-class DoorClient:
-    """A websockets client through the proxy that keeps every message and its close code."""
+class DoorClient(Client):
+    """realtime_helpers' client, through the proxy: TLS with the stack's certificate,
+    reconnectable, and it answers False or None where that one raises ``Closed``."""
 
     def __init__(self, door: FrontDoor, path: str, token: str | None = None, name: str = "") -> None:
-        self.door, self.path, self.token, self.name = door, path, token, name or path
-        self.messages: list[dict[str, Any]] = []
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.close_code: int | None = None
-        self.conn: Any = None
-        self.reader: asyncio.Task | None = None
+        super().__init__(door, path, token, name)  # type: ignore[arg-type]
+        self.door = door
 
     async def connect(self, query: str = "") -> "DoorClient":
         from websockets.asyncio.client import connect
@@ -137,24 +134,6 @@ class DoorClient:
                                   ssl=self.door.ssl_context(), open_timeout=10)
         self.reader = asyncio.ensure_future(self._read())
         return self
-
-    async def _read(self) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        try:
-            async for text in self.conn:
-                message = json.loads(text)
-                self.messages.append(message)
-                self.queue.put_nowait(message)
-        except ConnectionClosed:
-            pass
-        finally:
-            self.close_code = self.conn.close_code or 1006
-            self.queue.put_nowait(None)
-
-    @property
-    def closed(self) -> bool:
-        return self.reader is not None and self.reader.done()
 
     async def send(self, data: dict[str, Any]) -> bool:
         """False if the connection is gone."""
@@ -187,13 +166,6 @@ class DoorClient:
             if predicate(message):
                 return message
 
-    async def close(self) -> None:
-        if self.conn is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.conn.close(), 3)
-        if self.reader is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.reader, 3)
 
 
 def front_door_fixture(**kwargs: Any) -> Iterator[FrontDoor]:

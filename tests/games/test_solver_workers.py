@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from tests.private_redis import PrivateRedis
+from tests.private_redis import PrivateRedis, private_redis  # noqa: F401 (fixture)
 from tests.realtime_helpers import DEAL, Daphne
 from tests.solver_worker_helpers import SolverWorker
 
@@ -27,23 +27,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def broker() -> Iterator[PrivateRedis]:
-    server = PrivateRedis()
-    server.start()
-    yield server
-    server.destroy()
-
-
-@pytest.fixture
-def web(daphne_env: tuple[str, str], broker: PrivateRedis) -> Iterator[Daphne]:
-    server = Daphne(*daphne_env, SOLVER_BROKER_URL=broker.url)
+def web(daphne_env: tuple[str, str], private_redis: PrivateRedis) -> Iterator[Daphne]:
+    server = Daphne(*daphne_env, SOLVER_BROKER_URL=private_redis.url)
     server.wait_ready()
     yield server
     server.stop()
 
 
-def start_worker(daphne_env: tuple[str, str], broker: PrivateRedis, **kwargs: Any) -> SolverWorker:
-    worker = SolverWorker(daphne_env[0], broker.url, **kwargs)
+def start_worker(daphne_env: tuple[str, str], private_redis: PrivateRedis, **kwargs: Any) -> SolverWorker:
+    worker = SolverWorker(daphne_env[0], private_redis.url, **kwargs)
     worker.wait_ready()
     return worker
 
@@ -67,8 +59,8 @@ def metric(web: Daphne, name: str, labels: str = "") -> float:
     return float(found.group(1)) if found else 0.0
 
 
-def test_hint_and_complete_are_answered_by_a_worker(daphne_env, broker, web) -> None:
-    worker = start_worker(daphne_env, broker)
+def test_hint_and_complete_are_answered_by_a_worker(daphne_env, private_redis, web) -> None:
+    worker = start_worker(daphne_env, private_redis)
     try:
         http, game_id = player(web)
         hint = http.get(f"{web.http}/api/games/{game_id}/hint", timeout=30)
@@ -85,7 +77,7 @@ def test_hint_and_complete_are_answered_by_a_worker(daphne_env, broker, web) -> 
         worker.stop()
 
 
-def test_with_no_worker_the_request_is_refused_at_its_deadline_and_the_queue_shows_it(daphne_env, broker,
+def test_with_no_worker_the_request_is_refused_at_its_deadline_and_the_queue_shows_it(daphne_env, private_redis,
                                                                                         web) -> None:
     http, game_id = player(web)
 
@@ -102,7 +94,7 @@ def test_with_no_worker_the_request_is_refused_at_its_deadline_and_the_queue_sho
 
     asyncio.run(body())
     # A worker that starts later drops the job that nobody waits for any more.
-    worker = start_worker(daphne_env, broker)
+    worker = start_worker(daphne_env, private_redis)
     try:
         deadline = time.monotonic() + 10
         while metric(web, "klondike_solver_queue_depth") != 0:
@@ -113,19 +105,19 @@ def test_with_no_worker_the_request_is_refused_at_its_deadline_and_the_queue_sho
         worker.stop()
 
 
-def send_direct(broker: PrivateRedis, job_id: str, budget: float, state: bytes, code: str) -> None:
+def send_direct(private_redis: PrivateRedis, job_id: str, budget: float, state: bytes, code: str) -> None:
     """A job as a web process sends it (games.solver_jobs.send_job), from this test."""
     from celery import Celery
 
-    app = Celery(broker=broker.url)
+    app = Celery(broker=private_redis.url)
     app.send_task("solver.solve", args=[job_id, "solve_state", [base64.b64encode(state).decode(), code, budget]],
                   task_id=job_id, queue="solver", time_limit=budget + 5, soft_time_limit=budget + 1)
 
 
-def reply(broker: PrivateRedis, job_id: str, timeout: float) -> dict[str, Any] | None:
+def reply(private_redis: PrivateRedis, job_id: str, timeout: float) -> dict[str, Any] | None:
     import redis
 
-    answer = redis.Redis.from_url(broker.url).blpop([f"solver-reply:{job_id}"], timeout=timeout)
+    answer = redis.Redis.from_url(private_redis.url).blpop([f"solver-reply:{job_id}"], timeout=timeout)
     return json.loads(answer[1]) if answer else None
 
 
@@ -136,21 +128,21 @@ def opening_state() -> tuple[bytes, str]:
     return to_bytes(EngineGame.new(code)), DEAL
 
 
-def test_the_worker_enforces_the_job_time_limit(daphne_env, broker) -> None:
-    worker = start_worker(daphne_env, broker, slow_seconds=30)  # each solve would take 30 s
+def test_the_worker_enforces_the_job_time_limit(daphne_env, private_redis) -> None:
+    worker = start_worker(daphne_env, private_redis, slow_seconds=30)  # each solve would take 30 s
     try:
         state, code = opening_state()
         started = time.monotonic()
-        send_direct(broker, "limited", 0.5, state, code)  # soft limit 1.5 s
-        answer = reply(broker, "limited", 20)
+        send_direct(private_redis, "limited", 0.5, state, code)  # soft limit 1.5 s
+        answer = reply(private_redis, "limited", 20)
         assert answer is not None and answer["error"] == "solver_timeout", answer
         assert time.monotonic() - started < 10
     finally:
         worker.stop()
 
 
-def test_a_job_whose_worker_process_dies_is_retried_once_then_fails_clearly(daphne_env, broker, web) -> None:
-    worker = start_worker(daphne_env, broker, slow_seconds=1.5, concurrency=2)
+def test_a_job_whose_worker_process_dies_is_retried_once_then_fails_clearly(daphne_env, private_redis, web) -> None:
+    worker = start_worker(daphne_env, private_redis, slow_seconds=1.5, concurrency=2)
     try:
         http, game_id = player(web)
 
@@ -175,15 +167,15 @@ def test_a_job_whose_worker_process_dies_is_retried_once_then_fails_clearly(daph
         worker.stop()
 
 
-def test_the_winnable_stock_is_topped_up_by_a_job_on_the_workers(daphne_env, broker) -> None:
+def test_the_winnable_stock_is_topped_up_by_a_job_on_the_workers(daphne_env, private_redis) -> None:
     """An empty stock: the web process answers 503 at once and queues a top-up job; a
     worker solves fresh deals and stores the wins; winnable games are dealt from them."""
     from games.models import SolvedDeal
 
     stock = {"WINNABLE_POOL_LOW": "2", "WINNABLE_POOL_HIGH": "3"}
-    web = Daphne(*daphne_env, SOLVER_BROKER_URL=broker.url, **stock)
+    web = Daphne(*daphne_env, SOLVER_BROKER_URL=private_redis.url, **stock)
     web.wait_ready()
-    worker = start_worker(daphne_env, broker, REDIS_CACHE_URL=daphne_env[1], **stock)
+    worker = start_worker(daphne_env, private_redis, REDIS_CACHE_URL=daphne_env[1], **stock)
     try:
         http, _ = player(web)
         first = http.post(f"{web.http}/api/games/", json={"winnable": True, "draw": 1, "scoring": "vegas"},

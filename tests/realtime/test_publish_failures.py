@@ -15,25 +15,17 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from tests.private_redis import PrivateRedis
+from tests.private_redis import PrivateRedis, private_redis  # noqa: F401 (fixture)
 from tests.realtime_helpers import DEAL, Client, Daphne, pick
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def redis_server() -> Iterator[PrivateRedis]:
-    server = PrivateRedis()
-    server.start()
-    yield server
-    server.destroy()
-
-
-@pytest.fixture
-def daphne(daphne_env: tuple[str, str], redis_server: PrivateRedis) -> Iterator[Daphne]:
+def daphne(daphne_env: tuple[str, str], private_redis: PrivateRedis) -> Iterator[Daphne]:
     db_url, _ = daphne_env
     # The channel layer and the cache on the private Redis.
-    server = Daphne(db_url, redis_server.url, REDIS_CACHE_URL=redis_server.url.replace("/0", "/1"))
+    server = Daphne(db_url, private_redis.url, REDIS_CACHE_URL=private_redis.url.replace("/0", "/1"))
     server.wait_ready()
     yield server
     server.stop()
@@ -84,7 +76,7 @@ def stored_seqs(game_id: str) -> list[int]:
     return list(Move.objects.filter(game_id=game_id).order_by("seq").values_list("seq", flat=True))
 
 
-def test_moves_committed_while_redis_is_down_are_acknowledged(daphne: Daphne, redis_server: PrivateRedis) -> None:
+def test_moves_committed_while_redis_is_down_are_acknowledged(daphne: Daphne, private_redis: PrivateRedis) -> None:
     rest = Player(daphne, make_player("rest-player"))
     socket_player_token = make_player("socket-player")
     socket_player = Player(daphne, socket_player_token)
@@ -94,7 +86,7 @@ def test_moves_committed_while_redis_is_down_are_acknowledged(daphne: Daphne, re
         await socket.recv_until(lambda m: m["type"] == "snapshot")
         failures_before = await asyncio.to_thread(send_failures, daphne)
 
-        redis_server.stop()
+        private_redis.stop()
         try:
             for _ in range(3):
                 answer = await asyncio.to_thread(rest.rest_move)
@@ -119,7 +111,7 @@ def test_moves_committed_while_redis_is_down_are_acknowledged(daphne: Daphne, re
             assert ready.json()["checks"]["redis"].startswith("failed")
             assert (await asyncio.to_thread(requests.get, f"{daphne.http}/healthz", timeout=10)).status_code == 200
         finally:
-            redis_server.start()
+            private_redis.start()
 
         # Redis back: play goes on, and a viewer that resumes from 0 gets every event.
         assert (await asyncio.to_thread(rest.rest_move)).status_code == 200
