@@ -142,7 +142,9 @@ def test_the_worker_enforces_the_job_time_limit(daphne_env, private_redis) -> No
 
 
 def test_a_job_whose_worker_process_dies_is_retried_once_then_fails_clearly(daphne_env, private_redis, web) -> None:
-    worker = start_worker(daphne_env, private_redis, slow_seconds=1.5, concurrency=2)
+    # Three pool processes: each try finds a live one while the killed ones are replaced
+    # (a new pool process starting Django under load can take longer than the hint waits).
+    worker = start_worker(daphne_env, private_redis, slow_seconds=1.5, concurrency=3)
     try:
         http, game_id = player(web)
 
