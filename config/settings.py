@@ -27,6 +27,8 @@ REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
 REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_URL
 TRUSTED_PROXIES the proxies in front that may vouch for the client's address:
                 a count ("1") or networks ("10.0.0.0/8,127.0.0.1"); default none
+MATCH_WAVE_SECONDS  float, how often a process with sockets waiting for a quick match
+                runs a matchmaking wave, default 0.5
 ACCESS_LOG      bool, default false: one log line per request and socket (klondike.access)
 LOG_FORMAT      json | text: the log lines' form; default json, text with DEBUG
 DRAIN_SECONDS   float, default 10: the longest a web process drains on SIGTERM (config/serve.py)
@@ -278,6 +280,10 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
 # (bench/realtime.py, docs/performance.md).
 DB_THREADS = env_int("DB_THREADS", 2)
 
+# Quick match (realtime.matchmaker): players who queue within one wave race together;
+# two compatible players wait at most about one wave.
+MATCH_WAVE_SECONDS = env_float("MATCH_WAVE_SECONDS", 0.5)
+
 # Table memory each solver process keeps between searches instead of faulting fresh
 # memory in again (solver/_core.c, "Table memory"); 0 keeps none.
 SOLVER_TABLE_CACHE_MB = env_int("SOLVER_TABLE_CACHE_MB", 1536)
@@ -411,6 +417,7 @@ INSTALLED_APPS = [
     "realtime",
     "accounts",
     "leaderboards",
+    "matchmaking",
     "frontend",
 ]
 

@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/", include("realtime.urls")),
     path("api/", include("accounts.urls")),
     path("api/", include("leaderboards.urls")),
+    path("api/", include("matchmaking.urls")),
     path("", include("frontend.urls")),
 ]
 

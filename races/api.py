@@ -61,6 +61,7 @@ class EntrySerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True)
     won = serializers.BooleanField()
     seconds = serializers.FloatField(allow_null=True)
+    rematch = serializers.BooleanField(help_text="this racer asked for a rematch")
 
 
 class RaceSerializer(serializers.Serializer):
@@ -82,6 +83,8 @@ class RaceSerializer(serializers.Serializer):
     ends_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     server_time = serializers.DateTimeField()
+    rematch = serializers.UUIDField(allow_null=True, help_text="the race the same players started when every "
+                                    "racer confirmed a rematch")
     entries = EntrySerializer(many=True, help_text="in joining order; rank is set when the race is finished")
 
 
@@ -161,6 +164,16 @@ class ReadyView(RaceActionView):
     def run(self, request: Request, race_id: Any) -> None:
         data = validated(ReadySerializer, request.data if request.body else {})
         races.set_ready(race_id, request.user, data["ready"])
+
+
+class RematchView(RaceActionView):
+    service = staticmethod(races.confirm_rematch)
+
+    @extend_schema(summary="Ask for a rematch of a finished race", description="When every racer has asked, the "
+                   "same players race again on a new proven-winnable deal: `rematch` names that race.",
+                   request=None, responses={200: RaceSerializer, 409: ErrorSerializer, **ERRORS})
+    def post(self, request: Request, race_id: Any) -> Response:
+        return super().post(request, race_id)
 
 
 class RaceResignView(APIView):

@@ -38,6 +38,8 @@ class Race(models.Model):
     starts_at = models.DateTimeField(null=True, blank=True)
     ends_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    rematch = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                help_text="the race the same players started when every one confirmed a rematch")
 
     class Meta:
         db_table = "games_race"
@@ -63,6 +65,7 @@ class RaceEntry(models.Model):
     foundation_count = models.PositiveSmallIntegerField(default=0)
     score = models.IntegerField(default=0)
     moves = models.PositiveIntegerField(default=0)
+    rematch = models.BooleanField(default=False, help_text="asked to race the same players again")
 
     class Meta:
         db_table = "games_raceentry"

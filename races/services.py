@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from games import domain_events, viewer_policy
@@ -60,6 +60,7 @@ def race_payload(race: Race, actor: Actor = ANONYMOUS) -> dict[str, Any]:
         "server_time": now,
         "rated": race.rated,
         "open_boards": race.open_boards,
+        "rematch": str(race.rematch_id) if race.rematch_id else None,
         "entries": [entry_payload(e, actor, racers) for e in entries],
     }
 
@@ -80,6 +81,7 @@ def entry_payload(entry: RaceEntry, actor: Actor = ANONYMOUS,
         "rank": entry.rank,
         "won": entry.won,
         "seconds": entry.seconds,
+        "rematch": entry.rematch,
     }
 
 
@@ -157,9 +159,9 @@ def set_ready(race_id: Any, user: Any, ready: bool = True) -> Race:
     return race
 
 
-def _start(race: Race, entries: list[RaceEntry]) -> None:
+def _start(race: Race, entries: list[RaceEntry], deal: DealCode | None = None) -> None:
     """Deal the same deal to every racer; the games open at ``starts_at``."""
-    deal = DealCode.random(race.draw, Scoring(race.scoring))
+    deal = deal or DealCode.random(race.draw, Scoring(race.scoring))
     now = timezone.now()
     race.status = Race.Status.STARTED
     race.code = str(deal)
@@ -178,6 +180,65 @@ def _start(race: Race, entries: list[RaceEntry]) -> None:
         entry.game.save(force_insert=True)
         domain_events.emit(domain_events.GameStarted(entry.game))
         entry.save(update_fields=["game"])
+
+
+def start_race_now(users: list[Any], *, draw: int, scoring: str, rated: bool = True, time_limit: int = 600,
+                   public: bool = True) -> Race:
+    """A race of these players that starts at once (a quick match, an accepted
+    challenge, a rematch) on a fresh proven-winnable deal (in the caller's
+    transaction, if any). ``503 no_winnable_deal`` when none is ready."""
+    from games import winnable_pool
+
+    with transaction.atomic():
+        deal = winnable_pool.take(draw, scoring)
+        race = Race.objects.create(host=users[0], draw=draw, scoring=scoring, public=public, rated=rated,
+                                   max_players=max(MIN_PLAYERS, len(users)), time_limit=time_limit)
+        entries = [RaceEntry.objects.create(race=race, user=user, ready=True) for user in users]
+        _start(race, entries, deal)
+        _announce(race)
+    return race
+
+
+def racing_now(user: Any) -> Race | None:
+    """The race this player is in and not done with: open, or started with their game
+    still live. A player is in one such race at a time (quick match, challenges)."""
+    entry = (RaceEntry.objects.filter(user=user)
+             .filter(models.Q(race__status=Race.Status.OPEN)
+                     | models.Q(race__status=Race.Status.STARTED, game__status=Game.Status.LIVE))
+             .select_related("race").order_by("-joined_at").first())
+    return entry.race if entry else None
+
+
+def ensure_free(user: Any) -> None:
+    if (race := racing_now(user)) is not None:
+        raise ServiceError("already_racing", "you are already in a race: finish or leave it first", 409,
+                           race=str(race.id))
+
+
+def confirm_rematch(race_id: Any, user: Any) -> Race:
+    """One click of a racer after a finished race: when every racer has confirmed,
+    the same players race again on a new deal (``race.rematch``)."""
+    with transaction.atomic():
+        race = _locked_race(race_id)
+        if race.status != Race.Status.FINISHED:
+            raise ServiceError("race_not_finished", "a rematch is offered once the race is finished", 409)
+        if race.rematch_id is not None:
+            return race
+        entry = race.entries.filter(user=user).first()
+        if entry is None:
+            raise ServiceError("not_in_race", "only the racers of this race can ask for a rematch", 409)
+        entry.rematch = True
+        entry.save(update_fields=["rematch"])
+        entries = list(race.entries.select_related("user"))
+        if all(e.rematch for e in entries):
+            for other in entries:
+                ensure_free(other.user)
+            users = [e.user for e in entries]
+            race.rematch = start_race_now(users, draw=race.draw, scoring=race.scoring, rated=race.rated,
+                                          time_limit=race.time_limit, public=race.public)
+            race.save(update_fields=["rematch"])
+        _announce(race)
+    return race
 
 
 def check_clock(game: Game) -> None:

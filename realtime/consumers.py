@@ -687,5 +687,8 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
     async def on_resign(self, data: dict[str, Any]) -> None:
         await self.act(data, races.resign_race, data.get("seq"))
 
+    async def on_rematch(self, data: dict[str, Any]) -> None:
+        await self.act(data, races.confirm_rematch)
+
     async def on_move(self, data: dict[str, Any]) -> None:
         await self.act(data, races.play_in_race, data["move"], data["seq"])

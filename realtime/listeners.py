@@ -19,6 +19,7 @@ from accounts.domain_events import SessionEnded, TokenRevoked
 from games import domain_events
 from games.domain_events import GameStarted, MoveApplied
 from leaderboards.domain_events import BoardChanged
+from matchmaking.domain_events import ChallengesChanged, MatchMade
 from races.domain_events import RaceChanged
 from realtime import publishing
 
@@ -59,6 +60,17 @@ def session_ended(event: SessionEnded) -> None:
     publishing.send_group(publishing.session_group(event.digest), {"type": "auth.signed_out"})
 
 
+def match_made(event: MatchMade) -> None:
+    for user_id in event.user_ids:
+        publishing.send_group(publishing.player_group(user_id), {"type": "match.found", "race": event.race_id})
+
+
+def challenges_changed(event: ChallengesChanged) -> None:
+    for user_id in event.user_ids:
+        publishing.send_group(publishing.player_group(user_id),
+                              {"type": "challenges.changed", "challenge": event.challenge_id, "race": event.race_id})
+
+
 def lobby_changed() -> None:
     publishing.send_group(publishing.LOBBY_GROUP, {"type": "lobby.changed"})
 
@@ -70,6 +82,8 @@ HANDLERS: dict[type, Any] = {
     BoardChanged: board_changed,
     TokenRevoked: token_revoked,
     SessionEnded: session_ended,
+    MatchMade: match_made,
+    ChallengesChanged: challenges_changed,
 }
 
 

@@ -40,6 +40,11 @@ def board_group(board: str) -> str:
     return f"board.{board}"
 
 
+def player_group(user_id: Any) -> str:
+    """Every socket of one player's own channel (/ws/me/): matches, challenges."""
+    return f"player.{user_id}"
+
+
 def token_group(digest: str) -> str:
     """The sockets opened with one access token (closed when it is revoked)."""
     return f"token.{digest[:64]}"

@@ -88,6 +88,19 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One exact value: ``1`` (not ``true`` or ``1.0``), ``"vegas"``."""
+
+    value: int | str
+
+    def accepts(self, value: Any) -> bool:
+        return type(value) is type(self.value) and value == self.value
+
+    def describe(self) -> str:
+        return json.dumps(self.value)
+
+
+@dataclass(frozen=True)
 class JSONObject:
     """Any object; its content is checked where it is used (a move: by the engine)."""
 
@@ -159,6 +172,14 @@ RACE_FRAMES: dict[str, Frame] = {
     "ready": Frame({"ready": optional(Boolean())}),
     "move": Frame({"move": required(JSONObject()), "seq": required(SEQ)}),
     "resign": Frame({"seq": optional(SEQ)}),
+    "rematch": Frame(),
+}
+
+PLAYER_FRAMES: dict[str, Frame] = {
+    "ping": PING,
+    "queue": Frame({"draw": required(OneOf((Choice(1), Choice(3)))),
+                    "scoring": required(OneOf((Choice("normal"), Choice("vegas"))))}),
+    "cancel": Frame(),
 }
 
 LOBBY_FRAMES: dict[str, Frame] = {"ping": PING, "refresh": Frame()}

@@ -368,7 +368,8 @@ def test_every_address_answers_an_undeclared_method_with_405_and_allow(document,
     race = races.create_race(user)
     values = {"game_id": game["id"], "race_id": str(race.pk), "code": DEAL, "username": user.username,
               "token_id": issue(user, name="test", scope="read", expires_in_days=1)[0].token_key,
-              "session_id": "00000000-0000-0000-0000-000000000000"}
+              "session_id": "00000000-0000-0000-0000-000000000000",
+              "challenge_id": "00000000-0000-0000-0000-000000000000"}
     for path, operations in document["paths"].items():
         url = re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
         declared = {method.upper() for method in operations if method in HTTP_METHODS}
