@@ -16,6 +16,7 @@ urlpatterns = [
     path("games/<uuid:game_id>/", views.page("game"), name="game"),
     path("watch/<uuid:game_id>/", views.page("game", watch=True), name="watch"),
     path("races/<uuid:race_id>/", views.page("race"), name="race"),
+    path("challenges/<uuid:challenge_id>/", views.page("challenge"), name="challenge"),
     path("leaderboards/", views.page("leaderboards"), name="leaderboards"),
     path("players/<str:username>/", views.page("profile"), name="profile"),
     path("signup/", views.page("signup"), name="signup"),

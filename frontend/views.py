@@ -14,6 +14,7 @@ TITLES = {
     "home": "Klondike",
     "game": "Game",
     "race": "Race room",
+    "challenge": "A race challenge",
     "leaderboards": "Leaderboards",
     "profile": "Player",
     "signup": "Sign up",

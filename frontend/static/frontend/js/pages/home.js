@@ -1,6 +1,7 @@
 // Home and lobby: new game, a deal code, the daily deals, open races, live games.
 import { ApiError, currentUser, get, getOptional, post } from "../api.js";
 import { Channel } from "../socket.js";
+import { setUpPlayTogether } from "../play-together.js";
 import { $, formatTime, h, modeName, playerLink, pluralize, replace } from "../util.js";
 
 const newGame = $("#new-game");
@@ -157,6 +158,7 @@ async function main() {
     const summary = $("#new-race-box summary");
     summary.textContent = "Open a race (log in first)";
   }
+  setUpPlayTogether(user);
   daily();
   myGames();
   try { showLobby(await get("/api/lobby")); } catch { /* the socket will fill it */ }

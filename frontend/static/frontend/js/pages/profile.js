@@ -1,6 +1,6 @@
 // A player's profile: totals, statistics by mode, and charts (score history, Vegas
 // balance over time, win rate by mode, race rating).
-import { ApiError, get, getOptional } from "../api.js";
+import { ApiError, currentUser, get, getOptional, post } from "../api.js";
 import { barChart, lineChart } from "../charts.js";
 import { $, formatBalance, formatDate, formatScore, formatTime, h, modeName, replace } from "../util.js";
 
@@ -18,6 +18,7 @@ async function main() {
   $("#player-name").textContent = profile.username;
   document.title = `${profile.username} · Klondike`;
   $("#joined").textContent = `Playing since ${formatDate(profile.date_joined)}`;
+  challengeButton(profile.username);
   const rate = profile.games ? Math.round((100 * profile.wins) / profile.games) : 0;
   replace($("#totals"),
     h("div", {}, h("dt", {}, "Games"), h("dd", {}, profile.games)),
@@ -51,6 +52,24 @@ async function main() {
   { title: "Win rate by mode", max: 1, emptyText: "No games yet." });
   lineChart($("#chart-rating"), (stats?.rating_history || []).map((p) => ({ x: at(p.at), y: Math.round(p.rating) })),
     { title: "Race rating over time", emptyText: "No races yet.", area: false });
+}
+
+/** Another player's profile: challenge them to a race (the challenge page waits for
+ * their answer). */
+async function challengeButton(username) {
+  let me = null;
+  try { me = await currentUser(); } catch { me = null; }
+  if (!me || me.username === username) return;
+  const button = h("button", { class: "button primary", type: "button", "data-testid": "challenge" }, "Challenge to a race");
+  const problem = h("p", { class: "field-error", role: "alert" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const made = await post("/api/challenges/", { username });
+      location.assign(`/challenges/${made.id}/`);
+    } catch (err) { problem.textContent = err.detail || String(err); button.disabled = false; }
+  });
+  $("#profile-actions").replaceChildren(button, problem);
 }
 
 main();

@@ -327,6 +327,35 @@ function updateLine(b, entry) {
   tag.classList.toggle("live", status === "live");
 }
 
+/** After the race: a racer asks for a rematch with one click; when every racer has,
+ * everyone in the room is taken to the new race (spectators get a link). */
+function rematchLine() {
+  const entry = myEntry();
+  if (race.rematch) {
+    if (entry) { location.assign(`/races/${race.rematch}/`); return null; }
+    return h("p", { "data-testid": "rematch" }, "The racers are racing again: ",
+      h("a", { href: `/races/${race.rematch}/` }, "watch the rematch"));
+  }
+  const asked = race.entries.filter((e) => e.rematch).map((e) => e.player);
+  const waiting = race.entries.filter((e) => !e.rematch).map((e) => e.player);
+  const note = asked.length ? `Rematch: ${asked.join(", ")} ${asked.length === 1 ? "wants" : "want"} to race again; waiting for ${waiting.join(", ")}.` : "";
+  if (!entry) return note ? h("p", { class: "muted", "data-testid": "rematch" }, note) : null;
+  const ask = h("button", { class: `button ${entry.rematch ? "" : "primary"}`, type: "button" },
+    entry.rematch ? "Rematch asked" : "Rematch");
+  ask.addEventListener("click", async () => {
+    ask.disabled = true;
+    try { raceChanged(await post(`/api/races/${raceId}/rematch`)); } catch (err) {
+      ask.disabled = false;
+      toast(err.detail || String(err), "error");
+    }
+  });
+  ask.setAttribute("aria-pressed", String(entry.rematch));
+  ask.setAttribute("data-testid", "rematch-button");
+  ask.disabled = entry.rematch;
+  return h("div", { class: "inline", "data-testid": "rematch" }, ask,
+    h("p", { class: "muted", role: "status" }, note || "Same players, a new deal: everyone confirms with one click."));
+}
+
 function showResults() {
   els.results.hidden = false;
   const rows = [...race.entries].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
@@ -344,6 +373,7 @@ function showResults() {
         h("td", { class: "num" }, e.moves)))))),
     race.code ? h("p", {}, "The deal was ", h("code", {}, race.code), ". ",
       h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(race.code)}` }, "Results on this deal")) : null,
+    rematchLine(),
     h("p", {}, h("a", { class: "button", href: "/" }, "Back to the lobby")));
   const entry = myEntry();
   if (entry && lastPhase !== "finished") toast(entry.rank === 1 ? "You won the race!" : `You finished #${entry.rank}`, "success");

@@ -1,0 +1,75 @@
+// One challenge: the invited player (or anyone, for a link) accepts or declines; the
+// challenger shares the link and is taken to the race the moment it is accepted.
+import { ApiError, currentUser, get, post } from "../api.js";
+import { copyText, challengeUrl } from "../play-together.js";
+import { PlayerChannel } from "../player-channel.js";
+import { $, formatTime, h, modeName, playerLink, replace } from "../util.js";
+
+const challengeId = document.body.dataset.challengeId;
+const box = $("#challenge");
+const error = $("#challenge-error");
+let me = null;
+
+function expiresIn(c) {
+  return Math.max(0, Math.round((Date.parse(c.expires_at) - Date.now()) / 1000));
+}
+
+function action(label, kind, path) {
+  const b = h("button", { class: `button ${kind}`, type: "button" }, label);
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    error.textContent = "";
+    try {
+      const answer = await post(path);
+      if (answer.race) location.assign(`/races/${answer.race}/`);
+      else show(answer);
+    } catch (err) { error.textContent = err.detail || String(err); b.disabled = false; }
+  });
+  return b;
+}
+
+function show(c) {
+  const terms = h("p", { class: "meta" }, `${modeName(c.draw, c.scoring)} · ${c.rated ? "rated" : "unrated"} · ${formatTime(c.time_limit)} on the clock`);
+  const mine = me && me.username === c.challenger;
+  const forMe = me && !mine && (c.challenged === null || c.challenged === me.username);
+  const lines = [h("p", {}, playerLink(c.challenger), " challenges ",
+    c.challenged ? playerLink(c.challenged) : "anyone with this link", " to a race."), terms];
+  if (c.status === "accepted" && c.race) {
+    lines.push(h("p", {}, "Accepted: ", h("a", { href: `/races/${c.race}/` }, "to the race")));
+  } else if (c.status !== "pending") {
+    lines.push(h("p", { "data-testid": "challenge-status" }, `This challenge has been ${c.status}.`));
+  } else if (mine) {
+    const url = challengeUrl(c.id);
+    lines.push(h("p", {}, c.challenged ? `Waiting for ${c.challenged} to answer.` : "Send this link to whoever you want to race:"),
+      h("div", { class: "inline" }, h("input", { readonly: true, value: url, "aria-label": "Challenge link", class: "code-input", "data-testid": "challenge-link" }),
+        h("button", { class: "button", type: "button", onclick: () => copyText(url) }, "Copy link")),
+      h("p", { class: "muted" }, `Expires in ${formatTime(expiresIn(c))}. You go to the race as soon as it is accepted.`),
+      h("div", { class: "inline" }, action("Cancel challenge", "ghost", `/api/challenges/${c.id}/cancel`)));
+  } else if (!me) {
+    lines.push(h("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}` }, "Log in to accept"));
+  } else if (forMe) {
+    lines.push(h("div", { class: "inline" }, action("Accept", "primary", `/api/challenges/${c.id}/accept`),
+      c.challenged ? action("Decline", "ghost", `/api/challenges/${c.id}/decline`) : null),
+    h("p", { class: "muted" }, `Expires in ${formatTime(expiresIn(c))}.`));
+  } else {
+    lines.push(h("p", {}, "This challenge is for another player."));
+  }
+  replace(box, lines);
+}
+
+async function load() {
+  try {
+    show(await get(`/api/challenges/${challengeId}/`));
+  } catch (err) {
+    replace(box, h("p", { class: "empty" }, err instanceof ApiError && err.status === 404 ? "There is no such challenge." : "The challenge could not be loaded."));
+  }
+}
+
+async function main() {
+  try { me = await currentUser(); } catch { me = null; }
+  await load();
+  // Signed in: hear when it is accepted (the challenger goes to the race) or answered.
+  if (me) new PlayerChannel({ onChallenges: load, onRace: (raceId) => location.assign(`/races/${raceId}/`) });
+}
+
+main();
