@@ -103,6 +103,16 @@ def query_int(request: Request, name: str, default: int, minimum: int, maximum: 
     return int(text)
 
 
+def query_flag(request: Request, name: str) -> bool:
+    """A true/false query parameter (absent: false); anything else is refused."""
+    text = request.query_params.get(name)
+    if text is None or text == "false":
+        return False
+    if text == "true":
+        return True
+    raise ServiceError("invalid", f"{name} must be true or false")
+
+
 def paging(request: Request, default_limit: int) -> tuple[int, int]:
     """``offset`` and ``limit`` of a paged list: limit 1 to MAX_PAGE (0 is refused,
     not taken as "the default"), offset 0 to MAX_OFFSET."""

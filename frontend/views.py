@@ -15,6 +15,8 @@ TITLES = {
     "game": "Game",
     "race": "Race room",
     "challenge": "A race challenge",
+    "replay": "Replay",
+    "race_replay": "Race replay",
     "leaderboards": "Leaderboards",
     "profile": "Player",
     "signup": "Sign up",

@@ -13,13 +13,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_int
+from api.input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_flag, query_int
 from api.schema import ErrorSerializer
 from games import services, viewer_policy
 from engine import Game as EngineGame
 from engine import deal_json
+from engine.views import full_view
 from games.hint_complete import complete_status
-from games.models import Game, Move
+from games.models import ENGINE_ACTIONS, Game, Move
 from games.serializers import (
     ConflictSerializer, CreateGameSerializer, GamePageSerializer, GameSerializer,
     MoveRequestSerializer,
@@ -207,16 +208,29 @@ class ReplayView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(summary="Replay of a finished game",
-                   description="The full deal and every move with its time. Refused while the game is live.",
-                   responses={200: ReplaySerializer, 409: ErrorSerializer, 404: ErrorSerializer})
+                   description="The full deal and every move with its time; with `views=true`, every card after "
+                               "each move too (the replay viewer steps through them). Refused while the game is live, "
+                               "or while its race or daily deal is still going.",
+                   parameters=[OpenApiParameter("views", bool, description="every card after each move")],
+                   responses={200: ReplaySerializer, 400: ErrorSerializer, 409: ErrorSerializer, 404: ErrorSerializer})
     def get(self, request: Request, game_id: Any) -> Response:
+        with_views = query_flag(request, "views")
         game = get_game(game_id)
         if not viewer_policy.sight(game, actor_for(request)).reveal:
             raise ServiceError("game_live", "the replay is available once the game is over", 409)
-        moves = [
-            {"seq": m.seq, "move": m.action, "flipped": m.flipped or None, "score": m.score,
-             "moves": m.moves, "at": m.created_at}
-            for m in Move.objects.filter(game=game).order_by("seq")
-        ]
-        deal = deal_json(EngineGame.new(game.code))
-        return Response({"id": str(game.id), "code": game.code, "status": game.status, "deal": deal, "moves": moves})
+        rows = list(Move.objects.filter(game=game).order_by("seq"))
+        moves = [{"seq": m.seq, "move": m.action, "flipped": m.flipped or None, "score": m.score,
+                  "moves": m.moves, "at": m.created_at} for m in rows]
+        engine = EngineGame.new(game.code, ranked=game.ranked_undo)
+        answer = {"id": str(game.id), "code": game.code, "status": game.status,
+                  "owner": game.owner.username if game.owner_id else None, "draw": game.draw,
+                  "scoring": game.scoring, "kind": game.kind, "race": str(game.race_id) if game.race_id else None,
+                  "created_at": game.created_at, "started_at": game.started_at, "finished_at": game.finished_at,
+                  "deal": deal_json(engine), "moves": moves}
+        if with_views:
+            answer["start_view"] = full_view(engine)
+            for row, move in zip(rows, moves):
+                if row.action.get("type") in ENGINE_ACTIONS:  # a resignation or time-out changes no card
+                    engine.apply_json(row.action)
+                move["view"] = full_view(engine)
+        return Response(answer)

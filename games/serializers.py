@@ -190,11 +190,21 @@ class ReplayMoveSerializer(serializers.Serializer):
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
     at = serializers.DateTimeField()
+    view = ViewField(required=False, help_text="with ?views=true: every card after this event (full_view)")
 
 
 class ReplaySerializer(serializers.Serializer):
     id = serializers.UUIDField()
     code = serializers.CharField()
     status = serializers.CharField()
+    owner = serializers.CharField(allow_null=True, help_text="null: a guest's game")
+    draw = serializers.IntegerField()
+    scoring = serializers.CharField()
+    kind = serializers.CharField()
+    race = serializers.UUIDField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True, help_text="the first move")
+    finished_at = serializers.DateTimeField(allow_null=True)
     deal = serializers.JSONField(help_text="the full opening layout (klondike deal --json shape)")
+    start_view = ViewField(required=False, help_text="with ?views=true: every card before the first move")
     moves = ReplayMoveSerializer(many=True)

@@ -1,16 +1,17 @@
 """Quick match: the queue every server process shares (a Postgres table), and the wave
 that pairs its players (matchmaking.pairing) into races that start at once.
 
-Any process may run a wave; a transaction-level advisory lock lets one run at a time
-(the others skip, they do not wait). A wave matches, creates each race and marks the
-tickets in one short transaction; the players hear of it after the commit
-(``MatchMade``), and a player who missed that finds the race on their ticket."""
+Any process may run a wave; an advisory lock lets one run at a time (the others skip,
+they do not wait). A wave pairs the waiting players, then creates each race and marks
+its tickets in one short transaction per race; the players hear of it after that
+commit (``MatchMade``), and a player who missed that finds the race on their ticket."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import Any, Iterator
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -91,33 +92,43 @@ def touch(ticket_ids: list[Any]) -> dict[str, str | None]:
     return outcomes(ticket_ids)
 
 
-def _take_wave_lock() -> bool:
+@contextlib.contextmanager
+def wave_lock() -> Iterator[bool]:
+    """One wave at a time across every process: a session-level advisory lock, taken
+    without waiting (a process that finds it held skips its wave) and always released
+    (the connection goes back to the pool)."""
     if connection.vendor != "postgresql":
-        return True  # SQLite (make run): one process, and its writes are serialized anyway
+        yield True  # SQLite (make run): one process, and its writes are serialized anyway
+        return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [WAVE_LOCK])
-        return bool(cursor.fetchone()[0])
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [WAVE_LOCK])
+        taken = bool(cursor.fetchone()[0])
+    try:
+        yield taken
+    finally:
+        if taken:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [WAVE_LOCK])
 
 
 def match_waiting() -> list[str]:
     """One wave: drop stale tickets, pair the waiting players of each mode and start
-    their races. The ids of the races started ([] when another process holds the
-    wave, or nobody could be matched)."""
+    their races, each race in its own short transaction (its players hear of it as it
+    commits, not when the whole wave is done). The ids of the races started ([] when
+    another process holds the wave, or nobody could be matched)."""
     started: list[str] = []
-    with transaction.atomic():
-        if not _take_wave_lock():
+    with wave_lock() as taken:
+        if not taken:
             return started
         now = timezone.now()
         QueueTicket.objects.filter(race=None, seen_at__lt=now - timedelta(seconds=STALE_SECONDS)).delete()
-        waiting = list(QueueTicket.objects.filter(race=None).select_related("user"))
-        modes: dict[tuple[int, str], list[QueueTicket]] = {}
-        for ticket in waiting:
-            modes.setdefault((ticket.draw, ticket.scoring), []).append(ticket)
-        for (draw, scoring), tickets in modes.items():
-            by_id = {t.pk: t for t in tickets}
-            candidates = [pairing.Waiting(t.pk, t.rating, (now - t.queued_at).total_seconds()) for t in tickets]
-            for group in pairing.groups(candidates):
-                race_id = _start_match([by_id[w.key] for w in group], draw, scoring, now)
+        modes: dict[tuple[int, str], list[pairing.Waiting]] = {}
+        for pk, draw, scoring, rating, queued_at in (QueueTicket.objects.filter(race=None)
+                                                     .values_list("pk", "draw", "scoring", "rating", "queued_at")):
+            modes.setdefault((draw, scoring), []).append(pairing.Waiting(pk, rating, (now - queued_at).total_seconds()))
+        for (draw, scoring), waiting in modes.items():
+            for group in pairing.groups(waiting):
+                race_id = _start_match([w.key for w in group], draw, scoring)
                 if race_id is None:
                     break  # no winnable deal ready for this mode: they wait for the next wave
                 if race_id:
@@ -125,22 +136,28 @@ def match_waiting() -> list[str]:
     return started
 
 
-def _start_match(tickets: list[QueueTicket], draw: int, scoring: str, now: Any) -> str | None:
-    busy = [t for t in tickets if races.racing_now(t.user) is not None]
-    if busy:  # joined a race since queueing: out of the queue; the others wait for the next wave
-        QueueTicket.objects.filter(pk__in=[t.pk for t in busy]).delete()
-        return ""
-    users = [t.user for t in tickets]
-    try:
-        with transaction.atomic():  # a savepoint: a refused match leaves the wave's other races
+def _start_match(ticket_ids: list[Any], draw: int, scoring: str) -> str | None:
+    """The race of one group, in one transaction: "" when a ticket went meanwhile (a
+    cancel, a closed socket) or a player joined a race since queueing (their ticket is
+    dropped; the others wait for the next wave), None when no winnable deal is ready."""
+    with transaction.atomic():
+        tickets = list(QueueTicket.objects.select_for_update(of=("self",)).select_related("user")
+                       .filter(pk__in=ticket_ids, race=None).order_by("queued_at"))
+        if len(tickets) != len(ticket_ids):
+            return ""
+        racing = races.racing_among([t.user_id for t in tickets])
+        busy = [t.pk for t in tickets if t.user_id in racing]
+        if busy:
+            QueueTicket.objects.filter(pk__in=busy).delete()
+            return ""
+        users = [t.user for t in tickets]
+        try:
             race = races.start_race_now(users, draw=draw, scoring=scoring, time_limit=MATCH_TIME_LIMIT)
-    except ServiceError as error:
-        logger.warning("quick match %s/%s not started: %s", draw, scoring, error.code)
-        return None
-    for ticket in tickets:
-        ticket.race, ticket.matched_at = race, now
-        ticket.save(update_fields=["race", "matched_at"])
-    domain_events.emit(MatchMade(str(race.id), tuple(u.pk for u in users)))
+        except ServiceError as error:
+            logger.warning("quick match %s/%s not started: %s", draw, scoring, error.code)
+            return None
+        QueueTicket.objects.filter(pk__in=ticket_ids).update(race=race, matched_at=timezone.now())
+        domain_events.emit(MatchMade(str(race.id), tuple(u.pk for u in users)))
     return str(race.id)
 
 

@@ -169,17 +169,17 @@ def _start(race: Race, entries: list[RaceEntry], deal: DealCode | None = None) -
     race.ends_at = race.starts_at + timedelta(seconds=race.time_limit)
     race.save(update_fields=["status", "code", "starts_at", "ends_at"])
     engine = EngineGame.new(deal, ranked=True)
-    state = to_bytes(engine, history=True)
-    for entry in entries:
-        entry.game = Game(
-            owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
-            scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
-            score=engine.score, state=state, cards_seen=face_up_mask(engine),
-        )
-        entry.game.update_standing()
-        entry.game.save(force_insert=True)
-        domain_events.emit(domain_events.GameStarted(entry.game))
-        entry.save(update_fields=["game"])
+    state, seen = to_bytes(engine, history=True), face_up_mask(engine)
+    games = [Game(owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
+                  scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
+                  score=engine.score, state=state, cards_seen=seen) for entry in entries]
+    for game in games:
+        game.update_standing()
+    Game.objects.bulk_create(games)  # one statement for every racer's game (a quick-match wave starts many races)
+    for entry, game in zip(entries, games):
+        entry.game = game
+        domain_events.emit(domain_events.GameStarted(game))
+    RaceEntry.objects.bulk_update(entries, ["game"])
 
 
 def start_race_now(users: list[Any], *, draw: int, scoring: str, rated: bool = True, time_limit: int = 600,
@@ -193,7 +193,7 @@ def start_race_now(users: list[Any], *, draw: int, scoring: str, rated: bool = T
         deal = winnable_pool.take(draw, scoring)
         race = Race.objects.create(host=users[0], draw=draw, scoring=scoring, public=public, rated=rated,
                                    max_players=max(MIN_PLAYERS, len(users)), time_limit=time_limit)
-        entries = [RaceEntry.objects.create(race=race, user=user, ready=True) for user in users]
+        entries = RaceEntry.objects.bulk_create([RaceEntry(race=race, user=user, ready=True) for user in users])
         _start(race, entries, deal)
         _announce(race)
     return race
@@ -207,6 +207,15 @@ def racing_now(user: Any) -> Race | None:
                      | models.Q(race__status=Race.Status.STARTED, game__status=Game.Status.LIVE))
              .select_related("race").order_by("-joined_at").first())
     return entry.race if entry else None
+
+
+def racing_among(user_ids: list[Any]) -> set[Any]:
+    """Which of these players are in a race they are not done with (``racing_now``),
+    in one query."""
+    return set(RaceEntry.objects.filter(user_id__in=user_ids)
+               .filter(models.Q(race__status=Race.Status.OPEN)
+                       | models.Q(race__status=Race.Status.STARTED, game__status=Game.Status.LIVE))
+               .values_list("user_id", flat=True))
 
 
 def ensure_free(user: Any) -> None:

@@ -11,14 +11,24 @@ import logging
 import time
 from typing import Any
 
+from concurrent.futures import ThreadPoolExecutor
+
+from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 
 from matchmaking import services as matchmaking
-from realtime.database_threads import db_async
 
 logger = logging.getLogger(__name__)
 
 _matchmakers: dict[int, "Matchmaker"] = {}
+# The waves run in a thread of their own, not in the consumers' database threads
+# (realtime.database_threads): a burst of players queueing must not hold up the wave
+# that matches them.
+_wave_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="matchmaking")
+
+
+def in_wave_thread(function: Any) -> Any:
+    return DatabaseSyncToAsync(function, thread_sensitive=False, executor=_wave_thread)
 
 
 def matchmaker() -> "Matchmaker":
@@ -55,11 +65,11 @@ class Matchmaker:
                 logger.warning("matchmaking wave failed", exc_info=True)
 
     async def wave(self) -> None:
-        await db_async(matchmaking.match_waiting)()
+        await in_wave_thread(matchmaking.match_waiting)()
         if not self.waiting:
             return
         renew = time.monotonic() - self.touched >= matchmaking.TOUCH_SECONDS
-        outcome = await db_async(matchmaking.touch if renew else matchmaking.outcomes)(list(self.waiting))
+        outcome = await in_wave_thread(matchmaking.touch if renew else matchmaking.outcomes)(list(self.waiting))
         if renew:
             self.touched = time.monotonic()
         for ticket_id in list(self.waiting):

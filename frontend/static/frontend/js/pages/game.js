@@ -195,6 +195,7 @@ async function showResult(s) {
       h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(code)}` }, "results on this deal")) : null,
     h("div", { class: "inline" },
       h("button", { class: "button primary", type: "button", onclick: newGame }, "New game"),
+      h("a", { class: "button", href: `/replays/${gameId}/`, "data-testid": "replay-link" }, "Replay"),
       h("a", { class: "button", href: "/" }, "Lobby")));
   els.result.hidden = false;
   els.result.classList.toggle("won", won);

@@ -372,7 +372,8 @@ function showResults() {
         h("td", { class: "num" }, formatScore(e.score, race.scoring)),
         h("td", { class: "num" }, e.moves)))))),
     race.code ? h("p", {}, "The deal was ", h("code", {}, race.code), ". ",
-      h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(race.code)}` }, "Results on this deal")) : null,
+      h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(race.code)}` }, "Results on this deal"), " · ",
+      h("a", { href: `/races/${raceId}/replay/`, "data-testid": "race-replay-link" }, "Replay the race")) : null,
     rematchLine(),
     h("p", {}, h("a", { class: "button", href: "/" }, "Back to the lobby")));
   const entry = myEntry();

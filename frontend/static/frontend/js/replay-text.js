@@ -1,0 +1,29 @@
+// A move of the log in words, for move lists ("9♠ to column 4", "Draw").
+import { cardLabel, cardShort } from "./cards.js";
+
+function place(to) {
+  if (to === "foundation") return "the foundation";
+  if (/^t[1-7]$/.test(to)) return `column ${to.slice(1)}`;
+  if (/^f[SHDC]$/.test(to)) return "the foundation";
+  return to;
+}
+
+export function moveText(move, flipped) {
+  let text;
+  switch (move.type) {
+    case "draw": text = "Draw"; break;
+    case "recycle": text = "Turn the waste over"; break;
+    case "undo": text = "Undo"; break;
+    case "resign": text = "Gave up"; break;
+    case "timeout": text = "Out of time"; break;
+    case "move": text = `${cardShort(move.card)} to ${place(move.to)}`; break;
+    default: text = move.type;
+  }
+  return flipped ? `${text}, turns up ${cardShort(flipped)}` : text;
+}
+
+/** The same, for a screen reader ("9 of spades to column 4"). */
+export function moveLabel(move, flipped) {
+  const text = move.type === "move" ? `${cardLabel(move.card)} to ${place(move.to)}` : moveText(move, null);
+  return flipped ? `${text}, turns up ${cardLabel(flipped)}` : text;
+}
