@@ -109,14 +109,20 @@ class ProfileSerializer(serializers.Serializer):
     email_verified = serializers.BooleanField(help_text="only a verified address can reset a forgotten password")
     date_joined = serializers.DateTimeField()
     games = serializers.IntegerField()
+    finished = serializers.IntegerField()
     wins = serializers.IntegerField()
+    abandoned = serializers.IntegerField()
 
 
 class PublicProfileSerializer(serializers.Serializer):
     username = serializers.CharField()
     date_joined = serializers.DateTimeField()
-    games = serializers.IntegerField()
+    games = serializers.IntegerField(help_text="every game, live ones included")
+    finished = serializers.IntegerField(help_text="games played to an end (won, given up, out of time): the win "
+                                        "rate's denominator")
     wins = serializers.IntegerField()
+    abandoned = serializers.IntegerField(help_text="games left without a move for GAME_ABANDON_HOURS: not in the "
+                                         "win rate")
 
 
 class CsrfSerializer(serializers.Serializer):
@@ -134,7 +140,9 @@ def public_profile(user: Any) -> dict[str, Any]:
         "username": user.username,
         "date_joined": user.date_joined,
         "games": games.count(),
+        "finished": visible_results(games.exclude(status__in=[Game.Status.LIVE, Game.Status.ABANDONED])).count(),
         "wins": visible_results(games.filter(status=Game.Status.WON)).count(),
+        "abandoned": games.filter(status=Game.Status.ABANDONED).count(),
     }
 
 

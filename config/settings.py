@@ -27,6 +27,10 @@ REDIS_URL       redis://host:port/db; unset -> in-memory channel layer
 REDIS_CACHE_URL redis://host:port/db for the cache (throttles); default REDIS_URL
 TRUSTED_PROXIES the proxies in front that may vouch for the client's address:
                 a count ("1") or networks ("10.0.0.0/8,127.0.0.1"); default none
+LOBBY_IDLE_SECONDS  int, a live game without a move for this long leaves the lobby's lists,
+                default 300
+GAME_ABANDON_HOURS  float, a live game without a move for this long is marked abandoned,
+                default 24
 MATCH_WAVE_SECONDS  float, how often a process with sockets waiting for a quick match
                 runs a matchmaking wave, default 0.5
 ACCESS_LOG      bool, default false: one log line per request and socket (klondike.access)
@@ -279,6 +283,11 @@ def database_config(*, environ: Mapping[str, str] | None = None, base_dir: Path 
 # More threads contend for the GIL with the event loop: 2 measured best
 # (bench/realtime.py, docs/performance.md).
 DB_THREADS = env_int("DB_THREADS", 2)
+
+# The lobby lists games being played (a move in the last LOBBY_IDLE_SECONDS); a game left
+# for GAME_ABANDON_HOURS is over: abandoned (games.services.abandon_idle).
+LOBBY_IDLE_SECONDS = env_int("LOBBY_IDLE_SECONDS", 300)
+GAME_ABANDON_HOURS = env_float("GAME_ABANDON_HOURS", 24.0)
 
 # Quick match (realtime.matchmaker): players who queue within one wave race together;
 # two compatible players wait at most about one wave.

@@ -24,6 +24,7 @@ class Game(models.Model):
         WON = "won"
         RESIGNED = "resigned"
         TIMED_OUT = "timed_out"  # a race's clock ran out
+        ABANDONED = "abandoned"  # left without a move for GAME_ABANDON_HOURS (games.services.abandon_idle)
 
     class Scoring(models.TextChoices):
         NORMAL = "normal"
@@ -61,6 +62,8 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    last_move_at = models.DateTimeField(null=True, blank=True, help_text="the last event, or the creation (the "
+                                        "lobby lists games played lately; one left for long is abandoned)")
     seconds = models.FloatField(null=True, blank=True, help_text="first action to the end")
     # Standings sort keys, higher is better (see standing_keys): kept up to date with
     # every move so that a board page is one index scan.
@@ -78,6 +81,7 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"]),
             models.Index(fields=["status", "public", "-created_at"]),
+            models.Index(fields=["last_move_at"], condition=models.Q(status="live"), name="games_live_by_last_move"),
             # Board pages: the filter, the order and the id in one index, so that the
             # count and the walk to any offset read the index alone (PostgreSQL).
             models.Index(fields=["daily", "practice", "-board_won", "-board_primary", "-board_secondary",

@@ -54,7 +54,7 @@ class WireMoveField(serializers.JSONField):
 
 @extend_schema_field({"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}})
 class AppliedMoveField(serializers.JSONField):
-    """A move as applied: the canonical wire move, or "resign" / "timeout"."""
+    """A move as applied: the canonical wire move, or "resign" / "timeout" / "abandon"."""
 
 
 DEAL_CHOICES = ("code", "daily", "winnable")  # each chooses a new game's deal

@@ -4,9 +4,11 @@ sequence number, update the game. Nothing is acknowledged before it commits."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -59,7 +61,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
             guest_key="" if actor.user_id is not None else actor.guest_key,
             code=str(deal), deal_number=deal.number, draw=deal.draw, scoring=deal.scoring.value,
             kind=kind, ranked_undo=ranked, public=public, score=engine.score, daily=day, practice=practice,
-            state=to_bytes(engine, history=True), cards_seen=face_up_mask(engine),
+            state=to_bytes(engine, history=True), cards_seen=face_up_mask(engine), last_move_at=timezone.now(),
         )
         game.update_standing()
         game.save(force_insert=True)
@@ -179,7 +181,7 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
 
 
 MOVE_FIELDS = ("game", "seq", "submitted", "action", "flipped", "score", "moves", "created_at", "cards_seen")
-PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "cards_seen", "started_at", "status",
+PROGRESS_FIELDS = ("seq", "state", "score", "moves", "foundation_count", "cards_seen", "started_at", "last_move_at", "status",
                    "finished_at", "seconds", "board_won", "board_primary", "board_secondary", "board_tertiary", "visible_from")
 
 
@@ -192,6 +194,7 @@ def save_progress(game: Game, row: Move, engine: EngineGame, old_score: int, now
     # What this player has seen, for fair races (games.viewer_policy): with the event.
     game.cards_seen |= face_up_mask(engine)
     row.cards_seen = game.cards_seen
+    game.last_move_at = now
     if not game.is_live:
         game.finished_at = now
         game.seconds = (now - (game.started_at or now)).total_seconds()
@@ -226,6 +229,34 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
         engine = game.engine()
         save_progress(game, row, engine, game.score, timezone.now(), last=True)
     return move_result(game, row, engine)
+
+
+ABANDON_BATCH = 200
+
+
+def abandon_idle(now: Any = None) -> int:
+    """Mark abandoned the live games nobody has moved in for ``GAME_ABANDON_HOURS`` (not
+    race games: a race's clock ends them). Each gets an ``abandon`` event like a
+    resignation, so its watchers and the boards hear of it; a Vegas game keeps what it
+    paid. Games another transaction holds are left for the next sweep. How many."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(hours=settings.GAME_ABANDON_HOURS)
+    idle = list(Game.objects.filter(status=Game.Status.LIVE, last_move_at__lt=cutoff, race=None)
+                .values_list("pk", flat=True)[:ABANDON_BATCH])
+    done = 0
+    for game_id in idle:
+        with transaction.atomic():
+            game = (Game.objects.select_for_update(skip_locked=True)
+                    .filter(pk=game_id, status=Game.Status.LIVE, last_move_at__lt=cutoff).first())
+            if game is None:
+                continue
+            game.seq += 1
+            row = Move(game=game, seq=game.seq, submitted={"type": "abandon"}, action={"type": "abandon"},
+                       score=game.score, moves=game.moves, created_at=now)
+            game.status = Game.Status.ABANDONED
+            save_progress(game, row, game.engine(), game.score, now, last=True)
+            done += 1
+    return done
 
 
 def claim_guest_games(guest_key: str, user_id: int) -> int:

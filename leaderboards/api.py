@@ -125,6 +125,7 @@ class ModeStatsSerializer(serializers.Serializer):
     best_streak = serializers.IntegerField()
     best_seconds = serializers.FloatField(allow_null=True)
     best_score = serializers.IntegerField(allow_null=True)
+    abandoned = serializers.IntegerField(help_text="games left unfinished: not in games or the win rate")
 
 
 class StatsSerializer(serializers.Serializer):

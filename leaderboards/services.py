@@ -258,7 +258,8 @@ def visible_results(games: Any) -> Any:
 
 
 def player_stats(user: Any) -> dict[str, Any]:
-    """Per mode: games, wins, win rate, current and best streak, best time, best score."""
+    """Per mode: games played to an end, wins, win rate (over those), current and best
+    streak, best time, best score, and games abandoned (counted apart)."""
     finished = (visible_results(Game.objects.filter(owner=user).exclude(status=Game.Status.LIVE))
                 .order_by("finished_at").values_list("draw", "scoring", "status", "seconds", "score", "finished_at"))
     modes: dict[tuple[int, str], dict[str, Any]] = {}
@@ -266,7 +267,10 @@ def player_stats(user: Any) -> dict[str, Any]:
     for draw, scoring, status, seconds, score, finished_at in finished:
         mode = modes.setdefault((draw, scoring), {
             "draw": draw, "scoring": scoring, "games": 0, "wins": 0, "win_rate": 0.0, "current_streak": 0,
-            "best_streak": 0, "best_seconds": None, "best_score": None})
+            "best_streak": 0, "best_seconds": None, "best_score": None, "abandoned": 0})
+        if status == Game.Status.ABANDONED:
+            mode["abandoned"] += 1  # shown, but neither a loss nor a streak breaker: nobody played it out
+            continue
         won = status == Game.Status.WON
         mode["games"] += 1
         mode["wins"] += won
@@ -277,7 +281,7 @@ def player_stats(user: Any) -> dict[str, Any]:
         mode["best_score"] = score if mode["best_score"] is None else max(mode["best_score"], score)
         history.append({"at": finished_at, "score": score, "draw": draw, "scoring": scoring, "won": won})
     for mode in modes.values():
-        mode["win_rate"] = round(mode["wins"] / mode["games"], 4)
+        mode["win_rate"] = round(mode["wins"] / mode["games"], 4) if mode["games"] else 0.0
     ratings = [{"at": c.at, "rating": round(c.rating, 1)}
                for c in RatingChange.objects.filter(user=user).order_by("at")[:500]]
     return {

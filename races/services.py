@@ -172,7 +172,7 @@ def _start(race: Race, entries: list[RaceEntry], deal: DealCode | None = None) -
     state, seen = to_bytes(engine, history=True), face_up_mask(engine)
     games = [Game(owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
                   scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
-                  score=engine.score, state=state, cards_seen=seen) for entry in entries]
+                  score=engine.score, state=state, cards_seen=seen, last_move_at=now) for entry in entries]
     for game in games:
         game.update_standing()
     Game.objects.bulk_create(games)  # one statement for every racer's game (a quick-match wave starts many races)

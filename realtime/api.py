@@ -13,13 +13,17 @@ from realtime.lobby import lobby
 
 
 class LobbySerializer(serializers.Serializer):
-    games = serializers.ListField(child=serializers.DictField())
-    races = serializers.ListField(child=serializers.DictField())
+    games = serializers.ListField(child=serializers.DictField(), help_text="live public games played lately "
+                                  "(a move in the last LOBBY_IDLE_SECONDS), each with its spectators (`watchers`)")
+    races = serializers.ListField(child=serializers.DictField(), help_text="open and running public races; "
+                                  "`full`: no seat left")
+    top = serializers.ListField(child=serializers.DictField(), help_text="the top live games: featured by rating, "
+                                "spectators and, for a race, how close it is")
 
 
 class LobbyView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(summary="Live public games and open races", responses={200: LobbySerializer})
+    @extend_schema(summary="Live public games, open races and the top live games", responses={200: LobbySerializer})
     def get(self, request: Request) -> Response:
         return Response(lobby())

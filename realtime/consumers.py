@@ -499,10 +499,10 @@ def events_of(result: dict[str, Any]) -> dict[str, Any]:
 
 
 @db_async
-def lobby_listing() -> dict[str, Any]:
+def lobby_listing(fresh: bool = True) -> dict[str, Any]:
     from realtime.lobby import lobby
 
-    return lobby()
+    return lobby(fresh=fresh)
 
 
 class LobbyConsumer(ProtocolConsumer):
@@ -532,7 +532,7 @@ class LobbyConsumer(ProtocolConsumer):
 
     async def refresh_soon(self) -> None:
         await asyncio.sleep(self.REFRESH_SECONDS)
-        await self.send_json({"type": "lobby", **await lobby_listing()})
+        await self.send_json({"type": "lobby", **await lobby_listing(fresh=False)})
 
     async def on_refresh(self, data: dict[str, Any]) -> None:
         await self.send_json({"type": "lobby", **await lobby_listing()})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
+import redis
 import redis.asyncio as aioredis
 from django.conf import settings
 
@@ -34,11 +35,15 @@ class MemoryPresence:
     async def count(self, key: str) -> int:
         return len(self._members[key])
 
+    def counts_now(self, keys: list[str]) -> dict[str, int]:
+        return {key: len(self._members.get(key, ())) for key in keys}
+
 
 class RedisPresence:
     def __init__(self, url: str) -> None:
         self._url = url
         self._clients: dict[int, aioredis.Redis] = {}
+        self._sync: redis.Redis | None = None
 
     def _redis(self) -> aioredis.Redis:
         # One client per event loop: a client may not cross loops.
@@ -66,6 +71,18 @@ class RedisPresence:
         name = self._key(key)
         await client.zremrangebyscore(name, "-inf", time.time() - STALE_SECONDS)
         return await client.zcard(name)
+
+    def counts_now(self, keys: list[str]) -> dict[str, int]:
+        """Watchers of each key, from any thread (the lobby's snapshot), in one round trip."""
+        if not keys:
+            return {}
+        if self._sync is None:
+            self._sync = redis.Redis.from_url(self._url, socket_timeout=2)
+        since = time.time() - STALE_SECONDS
+        pipe = self._sync.pipeline(transaction=False)
+        for key in keys:
+            pipe.zcount(self._key(key), since, "+inf")
+        return dict(zip(keys, pipe.execute()))
 
     @staticmethod
     def _key(key: str) -> str:

@@ -258,7 +258,7 @@ def test_token_authentication_reaches_me(client):
     assert response.status_code == 200
     body = response.json()
     assert body["username"] == "Liam" and body["email"] == "liam@example.com"
-    assert set(body) == {"username", "email", "email_verified", "date_joined", "games", "wins"}
+    assert set(body) == {"username", "email", "email_verified", "date_joined", "games", "finished", "wins", "abandoned"}
 
 
 @pytest.mark.django_db

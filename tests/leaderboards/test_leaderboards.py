@@ -176,8 +176,10 @@ def test_personal_statistics_per_mode():
     # Draw one, Vegas: two losses.
     make_game(me, d1v, kind="ranked", status="resigned", score=-37, finished_at=start + dt.timedelta(minutes=13))
     make_game(me, d1v, kind="ranked", status="resigned", score=-52, finished_at=start + dt.timedelta(minutes=14))
-    # Not counted: a live game, and someone else's games.
+    # Not counted: a live game, and someone else's games. Counted apart: an abandoned
+    # game, between the last two wins (not a loss: the streak goes on).
     make_game(me, d1n, status="live", score=5000)
+    make_game(me, d1n, status="abandoned", score=30, finished_at=start + dt.timedelta(minutes=4, seconds=30))
     make_game(other, d1n, status="won", score=9999, seconds=1.0, foundation_count=52)
 
     response = APIClient().get("/api/players/stat_player/stats")  # any case
@@ -188,13 +190,13 @@ def test_personal_statistics_per_mode():
     assert set(modes) == {(1, "normal"), (3, "normal"), (1, "vegas")}
     assert modes[(1, "normal")] == {"draw": 1, "scoring": "normal", "games": 6, "wins": 5,
                                     "win_rate": pytest.approx(5 / 6, abs=1e-4), "current_streak": 2,
-                                    "best_streak": 3, "best_seconds": 180.0, "best_score": 900}
+                                    "best_streak": 3, "best_seconds": 180.0, "best_score": 900, "abandoned": 1}
     assert modes[(3, "normal")] == {"draw": 3, "scoring": "normal", "games": 3, "wins": 1,
                                     "win_rate": pytest.approx(1 / 3, abs=1e-4), "current_streak": 1,
-                                    "best_streak": 1, "best_seconds": 600.0, "best_score": 500}
+                                    "best_streak": 1, "best_seconds": 600.0, "best_score": 500, "abandoned": 0}
     assert modes[(1, "vegas")] == {"draw": 1, "scoring": "vegas", "games": 2, "wins": 0, "win_rate": 0.0,
                                    "current_streak": 0, "best_streak": 0, "best_seconds": None,
-                                   "best_score": -37}
+                                   "best_score": -37, "abandoned": 0}
     assert [(m["draw"], m["scoring"]) for m in body["modes"]] == [(1, "normal"), (1, "vegas"), (3, "normal")]
     history = body["score_history"]
     assert len(history) == 11 and [h["score"] for h in history[:3]] == [700, 650, 720]
@@ -218,7 +220,8 @@ def test_statistics_follow_real_games():
         assert client.post(f"/api/games/{game['id']}/resign", "{}", content_type="application/json").status_code == 200
     body = client.get("/api/players/real_stats/stats").json()
     assert body["modes"] == [{"draw": 1, "scoring": "normal", "games": 2, "wins": 0, "win_rate": 0.0,
-                              "current_streak": 0, "best_streak": 0, "best_seconds": None, "best_score": 0}]
+                              "current_streak": 0, "best_streak": 0, "best_seconds": None, "best_score": 0,
+                              "abandoned": 0}]
 
 
 # --- live boards -------------------------------------------------------------------

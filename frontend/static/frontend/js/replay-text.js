@@ -16,6 +16,7 @@ export function moveText(move, flipped) {
     case "undo": text = "Undo"; break;
     case "resign": text = "Gave up"; break;
     case "timeout": text = "Out of time"; break;
+    case "abandon": text = "Abandoned"; break;
     case "move": text = `${cardShort(move.card)} to ${place(move.to)}`; break;
     default: text = move.type;
   }

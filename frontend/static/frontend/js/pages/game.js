@@ -185,7 +185,7 @@ async function showResult(s) {
   const won = s.status === "won";
   const playing = payload.yours && !watchOnly;
   const headline = won ? (playing ? "You won!" : `${payload.owner || "The guest"} won!`)
-    : { resigned: "Game given up", timed_out: "Time is up" }[s.status] || "Game over";
+    : { resigned: "Game given up", timed_out: "Time is up", abandoned: "Game abandoned" }[s.status] || "Game over";
   let code = payload.code;
   try { code = (await get(`/api/games/${gameId}/`)).code || code; } catch { /* keep */ }
   replace(els.result,

@@ -115,9 +115,23 @@ async function daily() {
     }));
 }
 
+function watchers(n) {
+  return n ? ` · ${pluralize(n, "spectator")}` : "";
+}
+
 function showLobby(data) {
   const races = data.races || [];
   const games = data.games || [];
+  const top = data.top || [];
+  replace($("#top-games"), top.length
+    ? h("ol", { class: "list", "data-testid": "top-games" }, top.map((pick) => h("li", {},
+      h("div", {},
+        h("strong", {}, pick.kind === "race" ? `Race: ${pick.title}` : pick.title), " ",
+        pick.kind === "race" && pick.closeness >= 0.9 ? h("span", { class: "tag live" }, "close") : null,
+        h("div", { class: "meta" }, `${modeName(pick.draw, pick.scoring)} · rating ${pick.rating}${watchers(pick.watchers)}`
+          + (pick.kind === "race" ? ` · ${pick.players.map((p) => `${p.player} ${p.foundation_count}/52`).join(", ")}` : ` · ${pick.foundation_count}/52 home`))),
+      h("a", { class: "button small primary", href: pick.watch }, "Watch"))))
+    : h("p", { class: "empty" }, "Nothing to watch right now."));
   replace($("#open-races"), races.length
     ? h("ul", { class: "list", "data-testid": "races" }, races.map((race) => h("li", {},
       h("div", {},
@@ -127,14 +141,14 @@ function showLobby(data) {
           title: "Every card is shown live to everyone" }, "open boards") : null, " ",
         race.rated === false ? h("span", { class: "tag", "data-testid": "unrated",
           title: "The result changes no rating" }, "unrated") : null,
-        h("div", { class: "meta" }, `${modeName(race.draw, race.scoring)} · ${race.players}/${race.max_players} players · ${formatTime(race.time_limit)}`)),
-      h("a", { class: "button small", href: `/races/${race.id}/` }, race.phase === "open" ? "Join" : "Watch"))))
+        h("div", { class: "meta" }, `${modeName(race.draw, race.scoring)} · ${race.players}/${race.max_players} players${race.full ? " (full)" : ""} · ${formatTime(race.time_limit)}${watchers(race.watchers)}`)),
+      h("a", { class: "button small", href: `/races/${race.id}/` }, race.phase === "open" && !race.full ? "Join" : "Watch"))))
     : h("p", { class: "empty" }, "No open races. Open one!"));
   replace($("#live-games"), games.length
-    ? h("ul", { class: "list", "data-testid": "live-games" }, games.map((game) => h("li", {},
+    ? h("ul", { class: "list", "data-testid": "live-games" }, games.map((game) => h("li", { "data-game": game.id },
       h("div", {},
         game.owner ? h("strong", {}, game.owner) : h("span", { class: "muted" }, "A guest"),
-        h("div", { class: "meta" }, `${modeName(game.draw, game.scoring)} · ${pluralize(game.moves, "move")} · ${game.foundation_count}/52 home`)),
+        h("div", { class: "meta" }, `${modeName(game.draw, game.scoring)} · ${pluralize(game.moves, "move")} · ${game.foundation_count}/52 home${watchers(game.watchers)}`)),
       h("a", { class: "button small", href: `/watch/${game.id}/` }, "Watch"))))
     : h("p", { class: "empty" }, "Nobody is playing in public right now."));
 }

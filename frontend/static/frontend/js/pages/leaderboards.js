@@ -15,7 +15,7 @@ const state = {
 };
 let me = null;
 
-const STATUS = { won: "Won", live: "Playing", resigned: "Gave up", timed_out: "Out of time" };
+const STATUS = { won: "Won", live: "Playing", resigned: "Gave up", timed_out: "Out of time", abandoned: "Abandoned" };
 
 function columns(tab) {
   if (tab === "vegas") {
@@ -98,6 +98,7 @@ async function load() {
           cols.map(([, cell, cls]) => h("td", { class: cls || "" }, cell({ scoring, ...r })))))))));
   }
   pager(data?.count ?? 0);
+  $("#vegas-note").hidden = state.tab !== "vegas";
   if (state.tab === "vegas" && me) vegasMe();
 }
 

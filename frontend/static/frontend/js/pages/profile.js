@@ -19,17 +19,19 @@ async function main() {
   document.title = `${profile.username} · Klondike`;
   $("#joined").textContent = `Playing since ${formatDate(profile.date_joined)}`;
   challengeButton(profile.username);
-  const rate = profile.games ? Math.round((100 * profile.wins) / profile.games) : 0;
+  // The win rate is over games played to an end; abandoned ones are shown apart.
+  const rate = profile.finished ? Math.round((100 * profile.wins) / profile.finished) : 0;
   replace($("#totals"),
-    h("div", {}, h("dt", {}, "Games"), h("dd", {}, profile.games)),
+    h("div", {}, h("dt", {}, "Games finished"), h("dd", {}, profile.finished)),
     h("div", {}, h("dt", {}, "Wins"), h("dd", {}, profile.wins)),
-    h("div", {}, h("dt", {}, "Win rate"), h("dd", {}, `${rate}%`)));
+    h("div", {}, h("dt", {}, "Win rate"), h("dd", {}, `${rate}%`)),
+    h("div", {}, h("dt", {}, "Abandoned"), h("dd", { "data-testid": "abandoned" }, profile.abandoned)));
 
   let stats = null;
   try { stats = await getOptional(`/api/players/${encodeURIComponent(name)}/stats`); } catch { stats = null; }
   const modes = stats?.modes || [];
   replace($("#modes"), modes.length ? h("div", { class: "table-wrap" }, h("table", {},
-    h("thead", {}, h("tr", {}, ["Mode", "Games", "Wins", "Win rate", "Streak", "Best streak", "Best time", "Best score"]
+    h("thead", {}, h("tr", {}, ["Mode", "Finished", "Wins", "Win rate", "Streak", "Best streak", "Best time", "Best score", "Abandoned"]
       .map((t, i) => h("th", { scope: "col", class: i ? "num" : "" }, t)))),
     h("tbody", {}, modes.map((m) => h("tr", {},
       h("th", { scope: "row" }, modeName(m.draw, m.scoring)),
@@ -37,7 +39,8 @@ async function main() {
       h("td", { class: "num" }, `${Math.round((m.win_rate || 0) * 100)}%`),
       h("td", { class: "num" }, m.current_streak), h("td", { class: "num" }, m.best_streak),
       h("td", { class: "num" }, m.best_seconds === null ? "–" : formatTime(m.best_seconds)),
-      h("td", { class: "num" }, m.best_score === null ? "–" : formatScore(m.best_score, m.scoring)))))))
+      h("td", { class: "num" }, m.best_score === null ? "–" : formatScore(m.best_score, m.scoring)),
+      h("td", { class: "num" }, m.abandoned ?? 0))))))
     : h("p", { class: "empty" }, stats ? "No finished games yet." : "Statistics are not available right now."));
 
   const at = (value) => new Date(value);
