@@ -229,6 +229,25 @@ class LogOutView(APIView):
         return Response(status=204)
 
 
+class WhoAmISerializer(serializers.Serializer):
+    account = ProfileSerializer(allow_null=True, help_text="null for a visitor who is not signed in")
+
+
+class WhoAmIView(APIView):
+    """Who this browser is, without a 401 for a guest: every page asks on load, and a
+    guest's pages should not log an error for it."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="The signed-in account, or null", responses={200: WhoAmISerializer})
+    def get(self, request: Request) -> Response:
+        user = request.user
+        if not user.is_authenticated:
+            return Response({"account": None})
+        return Response({"account": {**public_profile(user), "email": user.email,
+                                     "email_verified": user.email_verified}})
+
+
 class MeView(APIView):
     permission_classes = [IsAuthenticated]
 

@@ -13,6 +13,7 @@ urlpatterns = [
     path("accounts/two-factor/disable", api.TwoFactorDisableView.as_view(), name="two-factor-disable"),
     path("accounts/logout", api.LogOutView.as_view(), name="logout"),
     path("accounts/me", api.MeView.as_view(), name="me"),
+    path("accounts/whoami", api.WhoAmIView.as_view(), name="whoami"),
     path("accounts/tokens", api.TokensView.as_view(), name="tokens"),
     path("accounts/tokens/<str:token_id>", api.TokenView.as_view(), name="token"),
     path("accounts/socket-ticket", api.SocketTicketView.as_view(), name="socket-ticket"),

@@ -18,6 +18,7 @@ urlpatterns = [
     path("replays/<uuid:game_id>/", views.page("replay"), name="replay"),
     path("races/<uuid:race_id>/", views.page("race"), name="race"),
     path("races/<uuid:race_id>/replay/", views.page("race_replay"), name="race-replay"),
+    path("deals/<str:code>/", views.page("deal"), name="deal"),
     path("challenges/<uuid:challenge_id>/", views.page("challenge"), name="challenge"),
     path("leaderboards/", views.page("leaderboards", vegas_start=format_score(VEGAS_START, vegas=True),
                                      vegas_per_card=format_score(VEGAS_TO_FOUNDATION, vegas=True)), name="leaderboards"),

@@ -16,6 +16,7 @@ TITLES = {
     "race": "Race room",
     "challenge": "A race challenge",
     "replay": "Replay",
+    "deal": "A shared deal",
     "race_replay": "Race replay",
     "leaderboards": "Leaderboards",
     "profile": "Player",

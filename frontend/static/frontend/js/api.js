@@ -80,7 +80,8 @@ let mePromise = null;
 /** The logged-in account ({username, …}) or null for a guest. */
 export function currentUser(refresh = false) {
   if (!mePromise || refresh) {
-    mePromise = get("/api/accounts/me").catch((err) => {
+    // whoami answers a guest with null (200): no failed request in a guest's console.
+    mePromise = get("/api/accounts/whoami").then((answer) => answer?.account ?? null).catch((err) => {
       if (err.status === 401 || err.status === 403) return null;
       throw err;
     });

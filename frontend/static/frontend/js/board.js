@@ -122,7 +122,9 @@ export class Board {
   measure() {
     const width = this.root.clientWidth || 320;
     const gap = Math.max(3, Math.min(12, width * 0.014));
-    const maxCard = this.compact ? 64 : 112;
+    // A compact (opponent's) board grows with its box too: on a wide screen it is a real
+    // board, not a thumbnail.
+    const maxCard = this.compact ? 96 : 112;
     const cardW = Math.max(20, Math.min(maxCard, (width - gap * 8) / 7));
     const cardH = Math.round(cardW * 1.4);
     const left = (width - (cardW * 7 + gap * 6)) / 2;

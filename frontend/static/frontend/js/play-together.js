@@ -3,19 +3,10 @@
 // over REST. Guests are sent to log in first.
 import { post } from "./api.js";
 import { PlayerChannel } from "./player-channel.js";
-import { $, formatTime, h, modeName, playerLink, replace, toast } from "./util.js";
+import { $, copyText, formatTime, h, modeName, playerLink, replace, toast } from "./util.js";
 
 export function challengeUrl(id) {
   return `${location.origin}/challenges/${id}/`;
-}
-
-export async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    toast("Copied.", "success");
-  } catch {
-    toast("Copy did not work here: select the text and copy it.", "error");
-  }
 }
 
 function describe(c) {

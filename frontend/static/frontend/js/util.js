@@ -115,3 +115,13 @@ export function confirmButton(button, question, action) {
     armed = setTimeout(() => { armed = null; button.textContent = label; button.classList.remove("armed"); }, 4000);
   });
 }
+
+/** Copy text to the clipboard and say so (or say how to copy it by hand). */
+export async function copyText(text, done = "Copied.") {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(done, "success");
+  } catch {
+    toast("Copy did not work here: select the text and copy it.", "error");
+  }
+}

@@ -1,9 +1,9 @@
 // One challenge: the invited player (or anyone, for a link) accepts or declines; the
 // challenger shares the link and is taken to the race the moment it is accepted.
 import { ApiError, currentUser, get, post } from "../api.js";
-import { copyText, challengeUrl } from "../play-together.js";
+import { challengeUrl } from "../play-together.js";
 import { PlayerChannel } from "../player-channel.js";
-import { $, formatTime, h, modeName, playerLink, replace } from "../util.js";
+import { $, copyText, formatTime, h, modeName, playerLink, replace } from "../util.js";
 
 const challengeId = document.body.dataset.challengeId;
 const box = $("#challenge");

@@ -5,7 +5,7 @@ import { ApiError, get, getOptional, post } from "../api.js";
 import { Board, showsUnseen } from "../board.js";
 import { GameSession } from "../game-session.js";
 import { showStatus } from "../socket.js";
-import { $, announce, confirmButton, formatScore, formatTime, h, modeName, replace } from "../util.js";
+import { $, announce, confirmButton, copyText, formatScore, formatTime, h, modeName, replace } from "../util.js";
 
 const body = document.body;
 const gameId = body.dataset.gameId;
@@ -24,11 +24,24 @@ let board = null;
 let refreshTimer = null;
 let shownResult = false;
 
+// A message is about the position it was said in: once the game moves on (a move, an
+// undo, a completion's events) it is no longer true and goes, unless one is held
+// (while Complete runs).
+let saidAtSeq = null;
+let holdMessage = false;
+
 function clearError() {
   if (els.message.dataset.kind === "error") { els.message.textContent = ""; delete els.message.dataset.kind; }
 }
 
+function clearMessage() {
+  els.message.textContent = "";
+  delete els.message.dataset.kind;
+  saidAtSeq = null;
+}
+
 function say(text, kind = "info") {
+  saidAtSeq = session?.seq ?? null;
   els.message.textContent = text;
   els.message.dataset.kind = kind;
   els.message.classList.remove("flash");
@@ -70,12 +83,14 @@ async function main() {
   });
   session.start();
   wireButtons(playing);
+  showDealCode(payload.code);
   updateComplete(payload);
   setInterval(() => { els.clock.textContent = formatTime(session.elapsed()); }, 500);
   window.klondike = { session, board }; // for the browser tests and the curious
 }
 
 function update(s) {
+  if (!holdMessage && saidAtSeq !== null && s.seq !== saidAtSeq) clearMessage();
   els.board.dataset.seq = String(s.seq ?? "");
   els.board.dataset.status = s.status;
   els.board.dataset.pending = String(s.pending.length);
@@ -98,6 +113,23 @@ function refused(error, action) {
   const reason = error.detail || error.error;
   say(what ? `${capitalize(what)} refused: ${reason}` : reason, "error");
   announce(`Refused: ${reason}`);
+}
+
+/** A casual game's deal code (ranked ones come as null until the rule book reveals
+ * them): copy it, or share a link that opens the same deal for whoever follows it. */
+function showDealCode(code) {
+  const line = $("#deal-line");
+  if (!code) { line.hidden = true; return; }
+  line.hidden = false;
+  $("#deal-code").textContent = code;
+  const link = `${location.origin}/deals/${encodeURIComponent(code)}/`;
+  $("#copy-code").onclick = () => copyText(code, "Deal code copied.");
+  $("#share-deal").onclick = async () => {
+    if (navigator.share) {
+      try { await navigator.share({ title: "A Klondike deal", text: `Play deal ${code}`, url: link }); return; } catch { /* fall back */ }
+    }
+    copyText(link, "Link to this deal copied.");
+  };
 }
 
 function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
@@ -151,10 +183,14 @@ async function hint() {
 
 async function complete() {
   els.complete.disabled = true;
+  holdMessage = true;
   say("Completing…");
   try {
     await post(`/api/games/${gameId}/complete`, { seq: (session.seq ?? 0) + 1 });
+    holdMessage = false;
+    clearMessage();
   } catch (err) {
+    holdMessage = false;
     say(err.detail || String(err), "error");
   } finally {
     els.complete.disabled = false;

@@ -11,8 +11,14 @@ async function main() {
   try {
     profile = await get(`/api/players/${encodeURIComponent(name)}`);
   } catch (err) {
-    replace($("#modes"), h("p", { class: "empty" }, err instanceof ApiError && err.status === 404 ? "There is no such player." : "The profile could not be loaded."));
-    for (const id of ["#chart-score", "#chart-balance", "#chart-winrate", "#chart-rating"]) replace($(id));
+    // One clear sentence instead of empty panels.
+    const missing = err instanceof ApiError && err.status === 404;
+    $("#player-name").textContent = missing ? "No such player" : name;
+    document.title = `${missing ? "No such player" : name} · Klondike`;
+    for (const el of document.querySelectorAll(".profile > section, .profile .charts, #totals")) el.hidden = true;
+    replace($("#joined"), missing ? ["There is no player called ", h("strong", {}, name), ". ",
+      h("a", { href: "/leaderboards/" }, "Find players on the leaderboards")] : "The profile could not be loaded right now.");
+    $("#joined").dataset.testid = "profile-missing";
     return;
   }
   $("#player-name").textContent = profile.username;
