@@ -92,6 +92,15 @@ class StrictEmailField(JsonString, serializers.EmailField):
     pass
 
 
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID as a JSON string only (DRF's would take the integer 5 as a UUID)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
 def query_int(request: Request, name: str, default: int, minimum: int, maximum: int) -> int:
     """A whole-number query parameter within its bounds (the schema's minimum and
     maximum), or ``default`` when it is absent; anything else is refused."""
@@ -101,6 +110,17 @@ def query_int(request: Request, name: str, default: int, minimum: int, maximum: 
     if not _WHOLE_NUMBER.fullmatch(text) or not minimum <= int(text) <= maximum:
         raise ServiceError("invalid", f"{name} must be a whole number from {minimum} to {maximum}")
     return int(text)
+
+
+_DECIMAL = re.compile(r"\d{1,9}(\.\d{1,6})?")
+
+
+def query_float(request: Request, name: str, minimum: float, maximum: float) -> float:
+    """A required decimal query parameter (``12.5``) within its bounds."""
+    text = request.query_params.get(name)
+    if text is None or not _DECIMAL.fullmatch(text) or not minimum <= float(text) <= maximum:
+        raise ServiceError("invalid", f"{name} must be a number of seconds from {minimum:g} to {maximum:g}")
+    return float(text)
 
 
 def query_flag(request: Request, name: str) -> bool:

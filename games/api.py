@@ -13,9 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_flag, query_int
+from api.input import MAX_OFFSET, MAX_PAGE, paging_parameters, query_flag, query_float, query_int
 from api.schema import ErrorSerializer
-from games import services, viewer_policy
+from games import ghosts, services, viewer_policy
 from engine import Game as EngineGame
 from engine import deal_json
 from engine.views import full_view
@@ -24,7 +24,7 @@ from games.models import ENGINE_ACTIONS, Game, Move
 from games.serializers import (
     ConflictSerializer, CreateGameSerializer, GamePageSerializer, GameSerializer,
     MoveRequestSerializer,
-    MoveResultSerializer, ReplaySerializer, SeqSerializer, UndoRequestSerializer,
+    GhostSerializer, MoveResultSerializer, ReplaySerializer, SeqSerializer, UndoRequestSerializer,
 )
 from games.services import Actor, ServiceError
 
@@ -86,6 +86,7 @@ def seen_payload(shown: viewer_policy.SeenGame) -> dict[str, Any]:
         "complete_offered": offered,
         "complete_reason": reason,
         "view": shown.view,
+        "ghost": ghosts.summary(game.ghost_of) if game.ghost_of_id else None,
     }
 
 
@@ -202,6 +203,19 @@ class ResignView(APIView):
     def post(self, request: Request, game_id: Any) -> Response:
         data = validated(SeqSerializer, request.data if request.body else {})
         return Response(services.resign(game_id, actor_for(request), data.get("seq")))
+
+
+class GhostView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="The ghost of a ghost race at a moment",
+                   description="The recorded game `at` seconds after its first move, as the player may see it "
+                               "now: its public view, naming only the cards face up in the player's own game.",
+                   parameters=[OpenApiParameter("at", float, required=True, description="seconds, 0–86400")],
+                   responses={200: GhostSerializer, **ERRORS, 409: ErrorSerializer})
+    def get(self, request: Request, game_id: Any) -> Response:
+        at = query_float(request, "at", 0.0, 86400.0)
+        return Response(ghosts.ghost_at(game_id, actor_for(request), at))
 
 
 class ReplayView(APIView):

@@ -43,6 +43,8 @@ class Game(models.Model):
     race = models.ForeignKey("races.Race", null=True, blank=True, on_delete=models.CASCADE, related_name="games")
     daily = models.ForeignKey("DailyDeal", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
     practice = models.BooleanField(default=False, help_text="a later attempt at a daily deal: on no board")
+    ghost_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                 help_text="a ghost race: the finished game on this deal replayed beside this one")
     code = models.CharField(max_length=20)
     deal_number = models.BigIntegerField()
     draw = models.PositiveSmallIntegerField()

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from api.schema import ErrorSerializer
 from api.input import (
-    StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer,
+    StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer, StrictUUIDField,
 )
 from engine.cards import CARD_PATTERN
 from engine.deal import DEAL_CODE_PATTERN
@@ -57,12 +57,14 @@ class AppliedMoveField(serializers.JSONField):
     """A move as applied: the canonical wire move, or "resign" / "timeout" / "abandon"."""
 
 
-DEAL_CHOICES = ("code", "daily", "winnable")  # each chooses a new game's deal
+DEAL_CHOICES = ("code", "daily", "winnable", "ghost")  # each chooses a new game's deal
 
 
 def choosing(name: str) -> dict[str, Any]:
     """The JSON Schema of a body that chooses the deal with ``name``."""
-    return {"required": [name]} if name == "code" else {"required": [name], "properties": {name: {"enum": [True]}}}
+    if name in ("code", "ghost"):
+        return {"required": [name]}
+    return {"required": [name], "properties": {name: {"enum": [True]}}}
 
 
 class CreateGameSerializer(StrictSerializer):
@@ -81,6 +83,8 @@ class CreateGameSerializer(StrictSerializer):
     public = StrictBooleanField(default=True, help_text="listed for spectators; private games need the link")
     daily = StrictBooleanField(default=False, help_text="today's daily deal for this draw (Normal scoring)")
     winnable = StrictBooleanField(default=False, help_text="a random deal proven winnable by the solver")
+    ghost = StrictUUIDField(required=False, help_text="a ghost race: a finished game whose result is public; "
+                                  "its deal, its moves played back beside yours (unrated)")
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         chosen = [name for name in DEAL_CHOICES if data.get(name) not in (None, False)]
@@ -162,6 +166,9 @@ class GameSerializer(serializers.Serializer):
     complete_offered = serializers.BooleanField(help_text="whether Complete may be asked for now")
     complete_reason = serializers.CharField(help_text="why Complete is not offered (empty when it is)")
     view = ViewField(help_text="the public view while live; every card once the game is over")
+    ghost = serializers.DictField(allow_null=True, required=False,
+                                  help_text="a ghost race: the recorded game it is against (game, owner, status, "
+                                  "seconds, score, moves, foundation_count)")
 
 
 class GamePageSerializer(serializers.Serializer):
@@ -181,6 +188,17 @@ class MoveResultSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
     status = serializers.CharField()
     view = ViewField()
+
+
+class GhostSerializer(serializers.Serializer):
+    elapsed = serializers.FloatField(help_text="seconds after the ghost's first move")
+    seq = serializers.IntegerField(help_text="the ghost's last event by then (0: not started)")
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    foundation_count = serializers.IntegerField()
+    status = serializers.CharField(help_text="live until its last event, then how it ended")
+    next_at = serializers.FloatField(allow_null=True, help_text="when its next event comes; null: it is done")
+    view = ViewField(help_text="its public view, naming only the cards face up in your game so far")
 
 
 class ReplayMoveSerializer(serializers.Serializer):

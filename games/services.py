@@ -16,23 +16,28 @@ from engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scori
 from engine import Game as EngineGame
 from engine import card_name, to_bytes
 from engine.views import face_up_mask, hidden_cards, visible_cards
-from games import daily_deals, domain_events, move_statements, winnable_pool, wire_format
+from games import daily_deals, domain_events, ghosts, move_statements, winnable_pool, wire_format
 from api.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor
 
 
 def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring: str = "normal",
-                public: bool = True, daily: bool = False, winnable: bool = False) -> Game:
+                public: bool = True, daily: bool = False, winnable: bool = False, ghost: Any = None) -> Game:
     """A new game: the daily deal, a given deal code, or a random deal.
 
     A random Vegas deal counts toward the owner's Vegas balance, so it is ranked:
     the ranked undo policy applies and its code stays secret until the game ends.
     A chosen code is casual practice (its deal may be known in advance). An account's
-    first attempt at a daily deal is its ranked one; later attempts are practice."""
+    first attempt at a daily deal is its ranked one; later attempts are practice. A
+    ghost race (``ghost``: a finished game's id) is a casual game on that game's deal,
+    raced against its recorded moves (games.ghosts)."""
     if actor.user_id is None and not actor.guest_key:
         raise ServiceError("not_authenticated", "log in or accept the session cookie to play", 401)
-    day, practice = None, False
+    day, practice, ghost_of = None, False, None
+    if ghost is not None:
+        ghost_of = ghosts.recorded(ghost, actor)
+        code = ghost_of.code
     if daily:
         day = daily_deals.daily_deal(daily_deals.today(), draw)
         deal = DealCode(day.deal_number, draw)
@@ -62,6 +67,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
             code=str(deal), deal_number=deal.number, draw=deal.draw, scoring=deal.scoring.value,
             kind=kind, ranked_undo=ranked, public=public, score=engine.score, daily=day, practice=practice,
             state=to_bytes(engine, history=True), cards_seen=face_up_mask(engine), last_move_at=timezone.now(),
+            ghost_of=ghost_of,
         )
         game.update_standing()
         game.save(force_insert=True)

@@ -4,6 +4,7 @@
 import { ApiError, get, getOptional, post } from "../api.js";
 import { Board, showsUnseen } from "../board.js";
 import { GameSession } from "../game-session.js";
+import { GhostRace } from "../ghost.js";
 import { showStatus } from "../socket.js";
 import { $, announce, confirmButton, copyText, formatScore, formatTime, h, modeName, replace } from "../util.js";
 
@@ -23,6 +24,7 @@ let session = null;
 let board = null;
 let refreshTimer = null;
 let shownResult = false;
+let ghostRace = null;
 
 // A message is about the position it was said in: once the game moves on (a move, an
 // undo, a completion's events) it is no longer true and goes, unless one is held
@@ -79,9 +81,12 @@ async function main() {
     onStatus: (status) => showStatus(els.connection, status),
     onWatchers: (count) => { els.watchers.textContent = String(count); },
     onRefused: refused,
-    onEvent: () => scheduleRefresh(),
+    onEvent: () => { scheduleRefresh(); ghostRace?.learned(); },
   });
   session.start();
+  if (payload.ghost && playing) {
+    ghostRace = new GhostRace(gameId, payload.ghost, { elapsed: () => session.elapsed(), scoring: payload.scoring });
+  }
   wireButtons(playing);
   showDealCode(payload.code);
   updateComplete(payload);
@@ -130,6 +135,16 @@ function showDealCode(code) {
     }
     copyText(link, "Link to this deal copied.");
   };
+}
+
+/** A ghost race against a finished game: a new game on its deal. */
+export async function raceGhost(id) {
+  try {
+    const game = await post("/api/games/", { ghost: id });
+    location.assign(`/games/${game.id}/`);
+  } catch (err) {
+    say(err.detail || String(err), "error");
+  }
 }
 
 function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
@@ -227,11 +242,14 @@ async function showResult(s) {
   replace(els.result,
     h("h2", {}, headline),
     h("p", {}, `Score ${formatScore(s.score, s.scoring)} · ${s.moves} moves · ${formatTime(s.elapsed())}`),
+    ghostRace ? h("p", { "data-testid": "ghost-verdict" }, ghostRace.verdict(s.status, s.elapsed())) : null,
     code ? h("p", {}, "Deal ", h("code", { "data-testid": "deal-code" }, code), " · ",
       h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(code)}` }, "results on this deal")) : null,
     h("div", { class: "inline" },
       h("button", { class: "button primary", type: "button", onclick: newGame }, "New game"),
       h("a", { class: "button", href: `/replays/${gameId}/`, "data-testid": "replay-link" }, "Replay"),
+      playing && !payload.daily ? h("button", { class: "button", type: "button", "data-testid": "race-ghost",
+        onclick: () => raceGhost(gameId) }, "Race your ghost") : null,
       h("a", { class: "button", href: "/" }, "Lobby")));
   els.result.hidden = false;
   els.result.classList.toggle("won", won);

@@ -1,7 +1,7 @@
 // Leaderboards: the daily deal, Vegas cumulative balances, one deal, races.
-import { ApiError, currentUser, get, getOptional } from "../api.js";
+import { ApiError, currentUser, get, getOptional, post } from "../api.js";
 import { lineChart } from "../charts.js";
-import { $, $$, formatBalance, formatScore, formatTime, h, playerLink, replace } from "../util.js";
+import { $, $$, formatBalance, formatScore, formatTime, h, playerLink, replace, toast } from "../util.js";
 
 const PAGE = 25;
 const TABS = ["daily", "vegas", "deal", "races"];
@@ -31,7 +31,9 @@ function columns(tab) {
     ["Result", (r) => STATUS[r.status] || r.status], ["Score", (r) => formatScore(r.score, r.scoring), "num"],
     ["Time", (r) => (r.seconds === null || r.seconds === undefined ? "–" : formatTime(r.seconds)), "num"],
     ["Moves", (r) => r.moves, "num"], ["Home", (r) => `${r.foundation_count}/52`, "num"],
-    ["", (r) => (r.game && r.status !== "live" ? h("a", { href: `/watch/${r.game}/` }, "view") : "")]];
+    // A daily deal's results replay (and race as ghosts) once its day is over: its code shows then.
+    ["", (r) => (r.game && r.status !== "live" && (tab !== "daily" || r.code_revealed) ? [h("a", { href: `/replays/${r.game}/` }, "replay"), " · ",
+      h("button", { class: "link-button", type: "button", "data-ghost": r.game }, "race its ghost")] : "")]];
 }
 
 function url() {
@@ -95,12 +97,26 @@ async function load() {
       h("div", { class: "table-wrap" }, h("table", {},
         h("thead", {}, h("tr", {}, cols.map(([title, , cls]) => h("th", { scope: "col", class: cls || "" }, title)))),
         h("tbody", {}, rows.map((r) => h("tr", { class: me && r.player === me.username ? "me" : "" },
-          cols.map(([, cell, cls]) => h("td", { class: cls || "" }, cell({ scoring, ...r })))))))));
+          cols.map(([, cell, cls]) => h("td", { class: cls || "" }, cell({ scoring, code_revealed: !!data.code, ...r })))))))));
   }
   pager(data?.count ?? 0);
   $("#vegas-note").hidden = state.tab !== "vegas";
   if (state.tab === "vegas" && me) vegasMe();
 }
+
+// "race its ghost": a new game on that deal, against that result's recorded moves.
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-ghost]");
+  if (!button) return;
+  button.disabled = true;
+  try {
+    const game = await post("/api/games/", { ghost: button.dataset.ghost });
+    location.assign(`/games/${game.id}/`);
+  } catch (err) {
+    button.disabled = false;
+    toast(err.detail || String(err), "error");
+  }
+});
 
 function pager(count) {
   const nav = $("#pager");

@@ -1,6 +1,6 @@
 // A finished game's replay: its board at every move, the move list, and controls to
 // step, play (at the original pace, or faster) and scrub; ?at=N links to a move.
-import { ApiError, get } from "../api.js";
+import { ApiError, get, post } from "../api.js";
 import { Board, normalizeView } from "../board.js";
 import { ReplayControls } from "../replay-controls.js";
 import { moveLabel, moveText } from "../replay-text.js";
@@ -28,6 +28,15 @@ async function main() {
     formatDate(replay.finished_at, true), replay.race ? [" · ", h("a", { href: `/races/${replay.race}/replay/` }, "the whole race")] : null,
     " · deal ", h("code", {}, replay.code));
   $("#replay").hidden = false;
+  const ghost = h("button", { class: "button primary small", type: "button", "data-testid": "race-ghost" }, "Race this game's ghost");
+  ghost.addEventListener("click", async () => {
+    ghost.disabled = true;
+    try {
+      const game = await post("/api/games/", { ghost: gameId });
+      location.assign(`/games/${game.id}/`);
+    } catch (err) { ghost.disabled = false; $("#replay-error").textContent = err.detail || String(err); }
+  });
+  $("#replay-meta").append(" ", ghost);
 
   const board = new Board($("#board"), { interactive: false, name: `${who}, replay` });
   const steps = [{ view: replay.start_view, score: null, moves: 0, at: null }, ...replay.moves];
