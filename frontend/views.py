@@ -29,13 +29,35 @@ TITLES = {
 }
 
 
+# What each page is, for search results and link previews (<meta name="description">).
+DESCRIPTIONS = {
+    "home": "Play Klondike solitaire: draw one or three, Normal or Vegas scoring, the daily deal, races against "
+            "other players and live games to watch.",
+    "game": "A game of Klondike solitaire, played or watched live.",
+    "race": "A Klondike race room: players on the same deal at the same moment, every board live.",
+    "challenge": "A challenge to a Klondike race: accept it and race on a fresh winnable deal.",
+    "replay": "The replay of a finished Klondike game: step through every move, play it back, share a moment.",
+    "race_replay": "The replay of a finished Klondike race: every racer's board side by side, in time.",
+    "deal": "A shared Klondike deal: play the same cards someone else played.",
+    "leaderboards": "Klondike leaderboards: the daily deal, Vegas cumulative balances, every deal and race ratings.",
+    "profile": "A Klondike player's profile: games, wins, streaks, best times and race rating.",
+    "signup": "Create a Klondike account to race, keep your statistics and climb the leaderboards.",
+    "login": "Log in to your Klondike account.",
+    "account": "Your Klondike account: email, password, two-factor sign-in, tokens and sessions.",
+    "forgot": "Forgot your Klondike password? Get a link to choose a new one.",
+    "reset": "Choose a new password for your Klondike account.",
+    "verify_email": "Verify the email address of your Klondike account.",
+}
+
+
 def page(name: str, **extra: Any) -> Callable[..., HttpResponse]:
     """A view rendering ``frontend/<name>.html`` with the URL's parameters."""
 
     @require_safe
     @ensure_csrf_cookie  # the scripts send the cookie's token in X-CSRFToken
     def view(request: HttpRequest, **params: Any) -> HttpResponse:
-        context = {"page": name, "title": TITLES[name], "params": {k: str(v) for k, v in params.items()}, **extra}
+        context = {"page": name, "title": TITLES[name], "description": DESCRIPTIONS[name],
+                   "params": {k: str(v) for k, v in params.items()}, **extra}
         return render(request, f"frontend/{name}.html", context)
 
     view.__name__ = f"{name}_page"

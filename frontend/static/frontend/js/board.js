@@ -93,7 +93,9 @@ export class Board {
     const make = (pile, label, focusable) => {
       const el = h("div", { class: `slot slot-${pile[0] === "t" ? "column" : pile[0] === "f" ? "foundation" : pile}`,
         "data-pile": pile, "aria-label": label });
-      if (this.interactive && focusable) el.setAttribute("role", "button");
+      // A name needs a role: a pile the player can act on is a button, any other an
+      // image of the pile ("Waste, 3 cards").
+      el.setAttribute("role", this.interactive && focusable ? "button" : "img");
       this.root.append(el);
       this.slots[pile] = el;
       return el;
@@ -104,7 +106,7 @@ export class Board {
     make("waste", "Waste, empty", false);
     for (const suit of SUIT_ORDER) {
       const el = make(`f${suit}`, `${suitName(suit)} foundation, empty`, true);
-      el.append(h("span", { class: `slot-suit ${SUITS[suit].red ? "red" : ""}`, "aria-hidden": "true" }, SUITS[suit].symbol));
+      el.append(h("span", { class: `slot-suit ${SUITS[suit].red ? "red" : ""}`, "aria-hidden": "true", "data-t": SUITS[suit].symbol }));
     }
     COLUMNS.forEach((col, i) => make(col, `Column ${i + 1}, empty`, true));
     // Foundation cards the viewer may not be told by suit still count (the total).
@@ -262,17 +264,20 @@ export class Board {
     if (unseen && el.dataset.face !== UNSEEN) {
       el.dataset.face = UNSEEN;
       el.replaceChildren(
-        h("span", { class: "corner tl", "aria-hidden": "true" }, h("b", {}, "?")),
-        h("span", { class: "unseen-mark", "aria-hidden": "true" }, "?"),
+        h("span", { class: "corner tl", "aria-hidden": "true" }, h("b", { "data-t": "?" })),
+        h("span", { class: "unseen-mark", "aria-hidden": "true", "data-t": "?" }),
       );
     } else if (named && el.dataset.face !== item.card) {
       el.dataset.face = item.card;
       const rank = rankText(item.card);
       const symbol = SUITS[suitOf(item.card)].symbol;
+      // The face is drawn by CSS from data-t (::before), not as text: a card's name
+      // ("9 of spades") is then its only text, for screen readers and voice control
+      // alike (WCAG 2.5.3, label in name).
       el.replaceChildren(
-        h("span", { class: "corner tl", "aria-hidden": "true" }, h("b", {}, rank), h("i", {}, symbol)),
-        h("span", { class: "pip", "aria-hidden": "true" }, symbol),
-        h("span", { class: "corner br", "aria-hidden": "true" }, h("b", {}, rank), h("i", {}, symbol)),
+        h("span", { class: "corner tl", "aria-hidden": "true" }, h("b", { "data-t": rank }), h("i", { "data-t": symbol })),
+        h("span", { class: "pip", "aria-hidden": "true", "data-t": symbol }),
+        h("span", { class: "corner br", "aria-hidden": "true" }, h("b", { "data-t": rank }), h("i", { "data-t": symbol })),
       );
     } else if (!faceUp && el.dataset.face !== "") {
       el.dataset.face = "";

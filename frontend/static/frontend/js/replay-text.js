@@ -1,5 +1,6 @@
 // A move of the log in words, for move lists ("9♠ to column 4", "Draw").
 import { cardLabel, cardShort } from "./cards.js";
+import { h } from "./util.js";
 
 function place(to) {
   if (to === "foundation") return "the foundation";
@@ -21,6 +22,16 @@ export function moveText(move, flipped) {
     default: text = move.type;
   }
   return flipped ? `${text}, turns up ${cardShort(flipped)}` : text;
+}
+
+/** The move for a list: the card drawn as a symbol by CSS (data-t) and named in words
+ * for screen readers, so the visible text is part of the accessible name. */
+export function moveNodes(move, flipped) {
+  const card = (name) => [h("span", { class: "card-sym", "aria-hidden": "true", "data-t": cardShort(name) }),
+    h("span", { class: "visually-hidden" }, cardLabel(name))];
+  const nodes = move.type === "move" ? [...card(move.card), ` to ${place(move.to)}`] : [moveText(move, null)];
+  if (flipped) nodes.push(", turns up ", ...card(flipped));
+  return nodes;
 }
 
 /** The same, for a screen reader ("9 of spades to column 4"). */

@@ -49,7 +49,7 @@ async function show() {
     replace(list, h("p", { class: "muted" }, "You have no access tokens."));
     return;
   }
-  replace(list, h("div", { class: "table-wrap" }, h("table", {},
+  replace(list, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Access tokens" }, h("table", {},
     h("thead", {}, h("tr", {}, ["Name", "Id", "Scope", "Made", "Expires", "Last used", ""].map(
       (title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, tokens.map(row)))));
@@ -259,7 +259,7 @@ function sessionRow(session) {
 async function showSessions() {
   const rows = await get("/api/accounts/sessions");
   $("#sign-out-others").disabled = rows.length < 2;
-  replace(sessionList, h("div", { class: "table-wrap" }, h("table", {},
+  replace(sessionList, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Signed-in sessions" }, h("table", {},
     h("thead", {}, h("tr", {}, ["Device", "Address", "Signed in", "Last seen", ""].map(
       (title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, rows.map(sessionRow)))));

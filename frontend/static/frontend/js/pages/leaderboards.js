@@ -94,7 +94,7 @@ async function load() {
     const scoring = data.scoring || "normal";
     replace(table,
       data.code ? h("p", { class: "muted" }, "Deal ", h("code", {}, data.code)) : null,
-      h("div", { class: "table-wrap" }, h("table", {},
+      h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Leaderboard" }, h("table", {},
         h("thead", {}, h("tr", {}, cols.map(([title, , cls]) => h("th", { scope: "col", class: cls || "" }, title)))),
         h("tbody", {}, rows.map((r) => h("tr", { class: me && r.player === me.username ? "me" : "" },
           cols.map(([, cell, cls]) => h("td", { class: cls || "" }, cell({ scoring, code_revealed: !!data.code, ...r })))))))));

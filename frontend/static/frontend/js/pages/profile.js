@@ -36,7 +36,7 @@ async function main() {
   let stats = null;
   try { stats = await getOptional(`/api/players/${encodeURIComponent(name)}/stats`); } catch { stats = null; }
   const modes = stats?.modes || [];
-  replace($("#modes"), modes.length ? h("div", { class: "table-wrap" }, h("table", {},
+  replace($("#modes"), modes.length ? h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Statistics by mode" }, h("table", {},
     h("thead", {}, h("tr", {}, ["Mode", "Finished", "Wins", "Win rate", "Streak", "Best streak", "Best time", "Best score", "Abandoned"]
       .map((t, i) => h("th", { scope: "col", class: i ? "num" : "" }, t)))),
     h("tbody", {}, modes.map((m) => h("tr", {},

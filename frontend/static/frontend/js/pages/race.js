@@ -361,7 +361,7 @@ function showResults() {
   const rows = [...race.entries].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
   const me_ = me?.username;
   replace(els.resultsBody,
-    h("div", { class: "table-wrap" }, h("table", { "data-testid": "race-results" },
+    h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Race results" }, h("table", { "data-testid": "race-results" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Player"),
         h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "num" }, "Home"),
         h("th", { scope: "col", class: "num" }, "Score"), h("th", { scope: "col", class: "num" }, "Moves"))),

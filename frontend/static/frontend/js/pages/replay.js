@@ -3,7 +3,7 @@
 import { ApiError, get, post } from "../api.js";
 import { Board, normalizeView } from "../board.js";
 import { ReplayControls } from "../replay-controls.js";
-import { moveLabel, moveText } from "../replay-text.js";
+import { moveNodes } from "../replay-text.js";
 import { $, formatDate, formatScore, formatTime, h, modeName, playerLink, replace } from "../util.js";
 
 const gameId = document.body.dataset.gameId;
@@ -43,8 +43,7 @@ async function main() {
   const start = Date.parse(replay.started_at || replay.created_at);
   const list = $("#move-list");
   const items = replay.moves.map((m, i) => h("li", {},
-    h("a", { href: `?at=${i + 1}`, "data-step": i + 1, "aria-label": `Move ${i + 1}: ${moveLabel(m.move, m.flipped)}` },
-      moveText(m.move, m.flipped))));
+    h("a", { href: `?at=${i + 1}`, "data-step": i + 1 }, moveNodes(m.move, m.flipped))));
   replace(list, items);
   list.addEventListener("click", (event) => {
     const link = event.target.closest("a[data-step]");
