@@ -507,9 +507,12 @@ def lobby_listing(fresh: bool = True) -> dict[str, Any]:
 
 class LobbyConsumer(ProtocolConsumer):
     """``/ws/lobby/``: live public games and open races, refreshed when they change
-    (at most once a second, however busy the site is)."""
+    (at most once a second, however busy the site is) and every 15 seconds."""
 
     REFRESH_SECONDS = 1.0
+    # Games leave the list by going idle, which no event announces: the listing is
+    # sent again this often as well (the snapshot is shared by the process's sockets).
+    PERIODIC_SECONDS = 15.0
     frames = socket_protocol.LOBBY_FRAMES
 
     async def connect(self) -> None:
@@ -517,11 +520,19 @@ class LobbyConsumer(ProtocolConsumer):
         await self.accept()
         await self.channel_layer.group_add(publishing.LOBBY_GROUP, self.channel_name)
         await self.send_json({"type": "lobby", **await lobby_listing()})
+        self.ticker = asyncio.ensure_future(self.tick())
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(publishing.LOBBY_GROUP, self.channel_name)
         if self.pending:
             self.pending.cancel()
+        if getattr(self, "ticker", None):
+            self.ticker.cancel()
+
+    async def tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.PERIODIC_SECONDS)
+            await self.dispatch({"type": "lobby.changed"})
 
     async def lobby_changed(self, message: dict[str, Any]) -> None:
         if self.pending is None or self.pending.done():

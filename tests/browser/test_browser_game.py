@@ -50,6 +50,7 @@ def play(page, code, line, index, *, keyboard=False, touch=False):
             page.click("[data-testid=stock]")
         return "stock"
     target = card(page, move["card"])
+    target.scroll_into_view_if_needed()
     if move["to"] == "foundation":
         if keyboard:
             target.focus()
