@@ -56,6 +56,24 @@ def stock_size(draw: int, scoring: str, cap: int) -> int:
     return max(0, unhanded(draw, scoring).order_by()[:cap + kept].count() - kept)
 
 
+def take_many(draw: int, scoring: str, count: int) -> list[DealCode]:
+    """Up to ``count`` stock deals at once (a matchmaking wave), as ``take``: in the
+    caller's transaction, rows others hold skipped; ``503 no_winnable_deal`` when the
+    stock is empty."""
+    _check_all_modes_once()
+    kept = reserve(scoring)
+    stock = unhanded(draw, scoring).select_for_update(skip_locked=True).order_by("id").only("id", "deal_number")
+    chosen = list(stock[kept:kept + count])
+    if not chosen:
+        request_top_up(draw, scoring)
+        raise ServiceError("no_winnable_deal", "no proven-winnable deal is ready for this mode right now: "
+                           "try again in a few seconds, or start a random deal", 503,
+                           retry_after=EMPTY_RETRY_AFTER_SECONDS)
+    SolvedDeal.objects.filter(pk__in=[row.pk for row in chosen]).update(handed_out_at=timezone.now())
+    transaction.on_commit(lambda: request_top_up(draw, scoring))
+    return [DealCode(row.deal_number, draw, Scoring(scoring)) for row in chosen]
+
+
 def take(draw: int, scoring: str) -> DealCode:
     """Hand out the mode's oldest stock deal, in the caller's transaction (the game that
     gets it commits with the mark, or neither does). Rows another transaction holds

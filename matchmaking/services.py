@@ -2,9 +2,10 @@
 that pairs its players (matchmaking.pairing) into races that start at once.
 
 Any process may run a wave; an advisory lock lets one run at a time (the others skip,
-they do not wait). A wave pairs the waiting players, then creates each race and marks
-its tickets in one short transaction per race; the players hear of it after that
-commit (``MatchMade``), and a player who missed that finds the race on their ticket."""
+they do not wait). A wave pairs the waiting players, then creates the races of each
+mode and marks their tickets in one short transaction, a few statements however many
+races (bulk inserts); the players hear of it after that commit (``MatchMade``), and a
+player who missed that finds the race on their ticket."""
 
 from __future__ import annotations
 
@@ -113,9 +114,9 @@ def wave_lock() -> Iterator[bool]:
 
 def match_waiting() -> list[str]:
     """One wave: drop stale tickets, pair the waiting players of each mode and start
-    their races, each race in its own short transaction (its players hear of it as it
-    commits, not when the whole wave is done). The ids of the races started ([] when
-    another process holds the wave, or nobody could be matched)."""
+    their races, each mode's in one short transaction of a few statements however many
+    races it starts. The ids of the races started ([] when another process holds the
+    wave, or nobody could be matched)."""
     started: list[str] = []
     with wave_lock() as taken:
         if not taken:
@@ -127,38 +128,41 @@ def match_waiting() -> list[str]:
                                                      .values_list("pk", "draw", "scoring", "rating", "queued_at")):
             modes.setdefault((draw, scoring), []).append(pairing.Waiting(pk, rating, (now - queued_at).total_seconds()))
         for (draw, scoring), waiting in modes.items():
-            for group in pairing.groups(waiting):
-                race_id = _start_match([w.key for w in group], draw, scoring)
-                if race_id is None:
-                    break  # no winnable deal ready for this mode: they wait for the next wave
-                if race_id:
-                    started.append(race_id)
+            groups = [[w.key for w in group] for group in pairing.groups(waiting)]
+            if groups:
+                started += _start_matches(groups, draw, scoring)
     return started
 
 
-def _start_match(ticket_ids: list[Any], draw: int, scoring: str) -> str | None:
-    """The race of one group, in one transaction: "" when a ticket went meanwhile (a
-    cancel, a closed socket) or a player joined a race since queueing (their ticket is
-    dropped; the others wait for the next wave), None when no winnable deal is ready."""
+def _start_matches(groups: list[list[Any]], draw: int, scoring: str) -> list[str]:
+    """The races of these groups of tickets, in one transaction. A group loses its
+    race if one of its tickets went meanwhile (a cancel, a closed socket) or one of its
+    players joined a race since queueing (that ticket is dropped); the others wait for
+    the next wave, as do groups beyond the winnable deals ready."""
     with transaction.atomic():
-        tickets = list(QueueTicket.objects.select_for_update(of=("self",)).select_related("user")
-                       .filter(pk__in=ticket_ids, race=None).order_by("queued_at"))
-        if len(tickets) != len(ticket_ids):
-            return ""
-        racing = races.racing_among([t.user_id for t in tickets])
-        busy = [t.pk for t in tickets if t.user_id in racing]
-        if busy:
-            QueueTicket.objects.filter(pk__in=busy).delete()
-            return ""
-        users = [t.user for t in tickets]
+        tickets = {t.pk: t for t in QueueTicket.objects.select_for_update(of=("self",)).select_related("user")
+                   .filter(pk__in=[pk for group in groups for pk in group], race=None)}
+        racing = races.racing_among([t.user_id for t in tickets.values()])
+        QueueTicket.objects.filter(pk__in=[pk for pk, t in tickets.items() if t.user_id in racing]).delete()
+        ready = [group for group in groups
+                 if all(pk in tickets and tickets[pk].user_id not in racing for pk in group)]
+        if not ready:
+            return []
         try:
-            race = races.start_race_now(users, draw=draw, scoring=scoring, time_limit=MATCH_TIME_LIMIT)
+            started = races.start_races_now([[tickets[pk].user for pk in group] for group in ready], draw=draw,
+                                            scoring=scoring, time_limit=MATCH_TIME_LIMIT)
         except ServiceError as error:
-            logger.warning("quick match %s/%s not started: %s", draw, scoring, error.code)
-            return None
-        QueueTicket.objects.filter(pk__in=ticket_ids).update(race=race, matched_at=timezone.now())
-        domain_events.emit(MatchMade(str(race.id), tuple(u.pk for u in users)))
-    return str(race.id)
+            logger.warning("quick matches %s/%s not started: %s", draw, scoring, error.code)
+            return []
+        now = timezone.now()
+        matched = []
+        for race, group in zip(started, ready):
+            for pk in group:
+                tickets[pk].race, tickets[pk].matched_at = race, now
+                matched.append(tickets[pk])
+            domain_events.emit(MatchMade(str(race.id), tuple(tickets[pk].user_id for pk in group)))
+        QueueTicket.objects.bulk_update(matched, ["race", "matched_at"])
+    return [str(race.id) for race in started]
 
 
 def ticket_id_of(user: Any) -> Any:

@@ -161,42 +161,72 @@ def set_ready(race_id: Any, user: Any, ready: bool = True) -> Race:
 
 def _start(race: Race, entries: list[RaceEntry], deal: DealCode | None = None) -> None:
     """Deal the same deal to every racer; the games open at ``starts_at``."""
-    deal = deal or DealCode.random(race.draw, Scoring(race.scoring))
-    now = timezone.now()
+    _set_started(race, deal or DealCode.random(race.draw, Scoring(race.scoring)), timezone.now())
+    race.save(update_fields=["status", "code", "starts_at", "ends_at"])
+    _deal_games([(race, entries)])
+
+
+def _set_started(race: Race, deal: DealCode, now: Any) -> None:
     race.status = Race.Status.STARTED
     race.code = str(deal)
     race.starts_at = now + timedelta(seconds=COUNTDOWN_SECONDS)
     race.ends_at = race.starts_at + timedelta(seconds=race.time_limit)
-    race.save(update_fields=["status", "code", "starts_at", "ends_at"])
-    engine = EngineGame.new(deal, ranked=True)
-    state, seen = to_bytes(engine, history=True), face_up_mask(engine)
-    games = [Game(owner_id=entry.user_id, race=race, code=str(deal), deal_number=deal.number, draw=deal.draw,
-                  scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
-                  score=engine.score, state=state, cards_seen=seen, last_move_at=now) for entry in entries]
-    for game in games:
-        game.update_standing()
-    Game.objects.bulk_create(games)  # one statement for every racer's game (a quick-match wave starts many races)
-    for entry, game in zip(entries, games):
-        entry.game = game
-        domain_events.emit(domain_events.GameStarted(game))
-    RaceEntry.objects.bulk_update(entries, ["game"])
 
 
-def start_race_now(users: list[Any], *, draw: int, scoring: str, rated: bool = True, time_limit: int = 600,
-                   public: bool = True) -> Race:
-    """A race of these players that starts at once (a quick match, an accepted
-    challenge, a rematch) on a fresh proven-winnable deal (in the caller's
-    transaction, if any). ``503 no_winnable_deal`` when none is ready."""
+def _deal_games(started: list[tuple[Race, list[RaceEntry]]]) -> None:
+    """Every racer's game of these started races, in one statement for the games and
+    one for the entries (a quick-match wave starts many races at once)."""
+    now = timezone.now()
+    games: list[Game] = []
+    for race, entries in started:
+        deal = DealCode.parse(race.code)
+        engine = EngineGame.new(deal, ranked=True)
+        state, seen = to_bytes(engine, history=True), face_up_mask(engine)
+        for entry in entries:
+            game = Game(owner_id=entry.user_id, race=race, code=race.code, deal_number=deal.number, draw=deal.draw,
+                        scoring=deal.scoring.value, kind=Game.Kind.RANKED, ranked_undo=True, public=race.public,
+                        score=engine.score, state=state, cards_seen=seen, last_move_at=now)
+            game.update_standing()
+            entry.game = game
+            games.append(game)
+    Game.objects.bulk_create(games)
+    all_entries = [entry for _, entries in started for entry in entries]
+    for entry in all_entries:
+        domain_events.emit(domain_events.GameStarted(entry.game))
+    RaceEntry.objects.bulk_update(all_entries, ["game"])
+
+
+def start_races_now(groups: list[list[Any]], *, draw: int, scoring: str, rated: bool = True, time_limit: int = 600,
+                    public: bool = True) -> list[Race]:
+    """Races of these groups of players that start at once (quick matches, an
+    accepted challenge, a rematch), each on a fresh proven-winnable deal, in a few
+    statements whatever their number (in the caller's transaction, if any). As many
+    races as there were deals ready, in the order of ``groups``; ``503
+    no_winnable_deal`` when there was none."""
     from games import winnable_pool
 
     with transaction.atomic():
-        deal = winnable_pool.take(draw, scoring)
-        race = Race.objects.create(host=users[0], draw=draw, scoring=scoring, public=public, rated=rated,
-                                   max_players=max(MIN_PLAYERS, len(users)), time_limit=time_limit)
-        entries = RaceEntry.objects.bulk_create([RaceEntry(race=race, user=user, ready=True) for user in users])
-        _start(race, entries, deal)
-        _announce(race)
-    return race
+        deals = winnable_pool.take_many(draw, scoring, len(groups))
+        now = timezone.now()
+        races = []
+        for users, deal in zip(groups, deals):
+            race = Race(host=users[0], draw=draw, scoring=scoring, public=public, rated=rated,
+                        max_players=max(MIN_PLAYERS, len(users)), time_limit=time_limit)
+            _set_started(race, deal, now)
+            races.append(race)
+        Race.objects.bulk_create(races)
+        started = [(race, [RaceEntry(race=race, user=user, ready=True) for user in users])
+                   for race, users in zip(races, groups)]
+        RaceEntry.objects.bulk_create([entry for _, entries in started for entry in entries])
+        _deal_games(started)
+        for race in races:
+            _announce(race)
+    return races
+
+
+def start_race_now(users: list[Any], **options: Any) -> Race:
+    """One race of these players that starts at once (``start_races_now``)."""
+    return start_races_now([users], **options)[0]
 
 
 def racing_now(user: Any) -> Race | None:
