@@ -34,13 +34,18 @@ def finished_game(user) -> str:
     return game_id
 
 
+def note(page, found: list[str], label: str) -> None:
+    """The page as it is now: its problems, if any, under ``label``."""
+    text = problems(page)
+    if text:
+        found.append(f"{label}:\n{text}")
+
+
 def check(page, path: str, ready: str, found: list[str], label: str) -> None:
     page.goto(path)
     page.wait_for_selector(ready)
     page.wait_for_load_state("networkidle")
-    text = problems(page)
-    if text:
-        found.append(f"{label} {path}:\n{text}")
+    note(page, found, f"{label} {path}")
 
 
 @pytest.mark.parametrize("screen", SCREENS)
@@ -81,22 +86,16 @@ def test_every_page_passes_axe(chromium, daphne_server, screen):
     check(page, "/", "[data-testid=challenges-received] li", found, "player")
     page.click("[data-testid=race-now]")
     page.wait_for_selector("#queue-status:has-text('Looking for an opponent')")
-    text = problems(page)
-    if text:
-        found.append(f"player / (waiting):\n{text}")
+    note(page, found, "player / (waiting)")
     page.click("#cancel-queue")
     page.click("#new-game button[type=submit]")
     page.wait_for_url("**/games/**")
     page.wait_for_selector("#board [data-card]")
-    text = problems(page)
-    if text:
-        found.append(f"player own game:\n{text}")
+    note(page, found, "player own game")
     page.click("#resign")
     page.click("#resign:has-text('Really')")
     page.wait_for_selector("#result:not([hidden])")
-    text = problems(page)
-    if text:
-        found.append(f"player finished game:\n{text}")
+    note(page, found, "player finished game")
     check(page, "/account/", "main form", found, "player")
     check(page, f"/challenges/{link.id}/", "button:has-text('Accept')", found, "player")
     check(page, "/players/erin/", "[data-testid=challenge]", found, "player")
