@@ -112,13 +112,14 @@ def query_int(request: Request, name: str, default: int, minimum: int, maximum: 
     return int(text)
 
 
-_DECIMAL = re.compile(r"\d{1,9}(\.\d{1,6})?")
+_NUMBER = re.compile(r"[+-]?([0-9]{1,20}(\.[0-9]{0,20})?|\.[0-9]{1,20})([eE][+-]?[0-9]{1,3})?")
 
 
 def query_float(request: Request, name: str, minimum: float, maximum: float) -> float:
-    """A required decimal query parameter (``12.5``) within its bounds."""
+    """A required number query parameter (``12.5``, ``1e-3``: JSON's numbers) within
+    its bounds; no NaN, no infinity, nothing else."""
     text = request.query_params.get(name)
-    if text is None or not _DECIMAL.fullmatch(text) or not minimum <= float(text) <= maximum:
+    if text is None or not _NUMBER.fullmatch(text) or not minimum <= float(text) <= maximum:
         raise ServiceError("invalid", f"{name} must be a number of seconds from {minimum:g} to {maximum:g}")
     return float(text)
 

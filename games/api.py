@@ -211,7 +211,8 @@ class GhostView(APIView):
     @extend_schema(summary="The ghost of a ghost race at a moment",
                    description="The recorded game `at` seconds after its first move, as the player may see it "
                                "now: its public view, naming only the cards face up in the player's own game.",
-                   parameters=[OpenApiParameter("at", float, required=True, description="seconds, 0–86400")],
+                   parameters=[OpenApiParameter("at", {"type": "number", "minimum": 0, "maximum": 86400}, required=True,
+                                                description="seconds after the ghost's first move")],
                    responses={200: GhostSerializer, **ERRORS, 409: ErrorSerializer})
     def get(self, request: Request, game_id: Any) -> Response:
         at = query_float(request, "at", 0.0, 86400.0)

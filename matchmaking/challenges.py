@@ -56,7 +56,7 @@ def create(challenger: Any, *, username: str | None = None, draw: int = 1, scori
         if challenged is None:
             raise ServiceError("not_found", "there is no such player", 404)
         if challenged.pk == challenger.pk:
-            raise ServiceError("invalid", "you cannot challenge yourself")
+            raise ServiceError("own_challenge", "you cannot challenge yourself", 409)
     with transaction.atomic():
         expire_due()
         races.ensure_free(challenger)

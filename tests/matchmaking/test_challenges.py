@@ -106,7 +106,7 @@ def test_a_racing_player_cannot_accept_or_challenge(players):
 
 @pytest.mark.parametrize("body, status, code", [
     ({"username": "nobody"}, 404, "not_found"),
-    ({"username": "alice"}, 400, "invalid"),
+    ({"username": "alice"}, 409, "own_challenge"),
     ({"username": 5}, 400, "invalid"),
     ({"draw": 2}, 400, "invalid"),
     ({"time_limit": 10}, 400, "invalid"),
