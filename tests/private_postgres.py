@@ -70,11 +70,15 @@ class PrivatePostgres:
 
         return psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname={DATABASE}", autocommit=True)
 
-    def backends(self) -> int:
-        """Client connections to the project's database now."""
-        with self.connect() as conn:
-            return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-                                (DATABASE,)).fetchone()[0]
+    def backends(self, conn: Any = None) -> int:
+        """Client connections to the project's database now, other than ``conn``'s.
+        A watcher sampling often passes its one connection: a fresh connection per
+        sample would count the previous sample's, still exiting, as a client."""
+        if conn is None:
+            with self.connect() as own:
+                return self.backends(own)
+        return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                            (DATABASE,)).fetchone()[0]
 
     def stored_moves(self, game_id: str) -> list[int]:
         """The seqs of the game's Move rows, in order."""

@@ -68,9 +68,10 @@ class Player:
 
 
 def watch_backends(stack: Stack, stop: threading.Event, peaks: list[int]) -> None:
-    while not stop.is_set():
-        peaks.append(stack.postgres.backends())
-        time.sleep(0.05)
+    with stack.postgres.connect() as conn:
+        while not stop.is_set():
+            peaks.append(stack.postgres.backends(conn))
+            time.sleep(0.05)
 
 
 def test_64_clients_at_once_all_succeed_within_the_pool_bound(stack: Stack, server: Daphne) -> None:
