@@ -29,11 +29,15 @@ COPY races ./races
 COPY realtime ./realtime
 COPY accounts ./accounts
 COPY leaderboards ./leaderboards
+COPY matchmaking ./matchmaking
 COPY frontend ./frontend
+COPY locale ./locale
+COPY scripts/compile_messages.py ./scripts/
 COPY deploy ./deploy
 COPY manage.py ./
 
 RUN pip install . \
+    && python scripts/compile_messages.py \
     && SECRET_KEY=collectstatic-build-only python manage.py collectstatic --noinput
 
 RUN useradd --system --no-create-home app

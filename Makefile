@@ -9,7 +9,7 @@ NATIVE := $(VENV)/.solver-native
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/klondike
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: venv solver run services tools test bench stack stack-stop stack-restart
+.PHONY: venv solver messages catalogs run services tools test bench stack stack-stop stack-restart
 
 ## venv: create .venv (if missing) and install the project + test extras;
 ##       reinstalls only when pyproject.toml is newer than .venv/.installed
@@ -31,9 +31,25 @@ $(NATIVE): solver/search.py solver/_core.c solver/sources.py $(wildcard engine/*
 	scripts/build-solver.sh $(PY)
 	touch $(NATIVE)
 
+## catalogs: compile the Italian and Spanish catalogs (locale/*/LC_MESSAGES/*.po -> .mo,
+##           scripts/compile_messages.py; redone when a .po changes)
+PO := $(wildcard locale/*/LC_MESSAGES/*.po)
+catalogs: $(PO:.po=.mo)
+
+locale/%.mo: locale/%.po $(STAMP)
+	$(PY) scripts/compile_messages.py $<
+
+## messages: refresh the catalogs from the code (makemessages: templates, Python,
+##           JavaScript) for translators; needs GNU gettext (apt-get install gettext)
+MAKEMESSAGES := $(PY) manage.py makemessages -l it -l es --no-obsolete --no-location \
+	-i '.venv/*' -i 'staticfiles/*' -i 'tests/*' -i 'bench/*' -i 'test-artifacts/*' -i 'deploy/*' -i 'scripts/*'
+messages: venv
+	SECRET_KEY=makemessages-only DATABASE_URL= $(MAKEMESSAGES) -d django
+	SECRET_KEY=makemessages-only DATABASE_URL= $(MAKEMESSAGES) -d djangojs
+
 ## run: migrate and serve on http://127.0.0.1:8000 (SQLite + in-memory layer
 ##      unless DATABASE_URL / REDIS_URL are set; DEBUG defaults to true here)
-run: venv
+run: venv catalogs
 	@$(MAKE) --no-print-directory solver || echo "make run: the solver stays pure Python (slower)" >&2
 	export DEBUG="$${DEBUG:-true}"; \
 	$(PY) manage.py migrate --noinput && \
@@ -43,7 +59,7 @@ run: venv
 ## stack: the production topology here, without Docker: nginx with TLS on
 ##        https://localhost:8443 in front of 3 web processes, 2 solver workers, the
 ##        local PostgreSQL and Redis (deploy/stack.py). Ctrl-C stops it cleanly.
-stack: venv services tools
+stack: venv catalogs services tools
 	@$(MAKE) --no-print-directory solver || echo "make stack: the solver stays pure Python (slower)" >&2
 	exec $(PY) -m deploy.stack up
 
@@ -65,7 +81,7 @@ tools:
 
 ## test: whole suite against real PostgreSQL and Redis.  pytest's exit code is
 ##       passed through unchanged (5 = no tests collected is a failure).
-test: venv solver services tools
+test: venv solver catalogs services tools
 	export DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}"; \
 	export REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"; \
 	export REDIS_CACHE_URL="$${REDIS_CACHE_URL:-redis://127.0.0.1:6379/2}"; \

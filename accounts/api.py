@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.http import StreamingHttpResponse
 from django.middleware.csrf import get_token
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -24,7 +25,7 @@ from rest_framework.throttling import ScopedRateThrottle as DrfScopedRateThrottl
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from accounts import deletion, email_addresses, export, login_guard, passwords, sessions, tokens, two_factor
+from accounts import deletion, email_addresses, export, languages, login_guard, passwords, sessions, tokens, two_factor
 from accounts.authentication import SignedInSession
 from accounts.models import AccessToken
 from api.input import StrictCharField, StrictEmailField, StrictRegexField, StrictSerializer
@@ -155,6 +156,14 @@ def start_session(request: Request, user: Any) -> dict[str, Any]:
     return {"username": user.username, "claimed_games": claimed}
 
 
+def signed_in(request: Request, user: Any, status: int = 200) -> Response:
+    """The answer to a sign-in (or sign-up): the session started, and the account's
+    language made this device's (accounts.languages)."""
+    response = Response(start_session(request, user), status=status)
+    languages.signed_in(request, response, user)
+    return response
+
+
 class CsrfView(APIView):
     permission_classes = [AllowAny]
 
@@ -175,7 +184,7 @@ class SignUpView(APIView):
         data = validated(SignUpSerializer, request.data)
         if User.objects.filter(username__iexact=data["username"]).exists() or deletion.name_is_reserved(
                 data["username"]):
-            raise ServiceError("username_taken", f"the name {data['username']} is taken", 409)
+            raise ServiceError("username_taken", _("the name %(name)s is taken") % {"name": data["username"]}, 409)
         candidate = User(username=data["username"], email=data.get("email", ""))
         try:
             password_validation.validate_password(data["password"], candidate)
@@ -186,10 +195,11 @@ class SignUpView(APIView):
                 user = User.objects.create_user(data["username"], data.get("email", ""), data["password"])
         except IntegrityError:
             # Another sign-up took the name (in some case) between the check and the insert.
-            raise ServiceError("username_taken", f"the name {data['username']} is taken", 409) from None
+            raise ServiceError("username_taken", _("the name %(name)s is taken") % {"name": data["username"]},
+                               409) from None
         if user.email:
             email_addresses.send_verification(request._request, user)
-        return Response(start_session(request, user), status=201)
+        return signed_in(request, user, status=201)
 
 
 class LogInView(APIView):
@@ -211,13 +221,13 @@ class LogInView(APIView):
             raise ServiceError(refusal.code, refusal.detail, 429, retry_after=refusal.retry_after)
         user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None:
-            raise ServiceError("bad_credentials", "that username and password do not match", 400)
+            raise ServiceError("bad_credentials", _("that username and password do not match"), 400)
         if two_factor.enabled(user):
             # Not signed in yet: the code comes next (LogInCodeView), from this session.
             request.session[TWO_FACTOR_PENDING] = {"user": user.pk, "at": time.time()}
             return Response({"two_factor_required": True,
-                             "detail": "enter a code from your authenticator app, or a recovery code"})
-        return Response(start_session(request, user))
+                             "detail": _("enter a code from your authenticator app, or a recovery code")})
+        return signed_in(request, user)
 
 
 class LogOutView(APIView):
@@ -279,7 +289,7 @@ class ProfileView(APIView):
     def get(self, request: Request, username: str) -> Response:
         user = User.objects.filter(username__iexact=username, is_active=True).first()
         if user is None:
-            raise ServiceError("not_found", "there is no such player", 404)
+            raise ServiceError("not_found", _("there is no such player"), 404)
         return Response(public_profile(user))
 
 
@@ -480,8 +490,8 @@ class PasswordResetView(APIView):
     def post(self, request: Request) -> Response:
         data = validated(PasswordResetSerializer, request.data)
         passwords.request_reset(request._request, data["email"])
-        return Response({"detail": "if an account has this verified address, a link to reset its password "
-                                   "is on its way"}, status=202)
+        return Response({"detail": _("if an account has this verified address, a link to reset its password "
+                                     "is on its way")}, status=202)
 
 
 class PasswordResetConfirmView(APIView):
@@ -496,7 +506,7 @@ class PasswordResetConfirmView(APIView):
     def post(self, request: Request) -> Response:
         data = validated(PasswordResetConfirmSerializer, request.data)
         user = passwords.confirm_reset(data["uid"], data["token"], data["new_password"], keep_tokens=data["keep_tokens"])
-        return Response({"detail": f"the password of {user.username} is changed: log in with it"})
+        return Response({"detail": _("the password of %(name)s is changed: log in with it") % {"name": user.username}})
 
 
 class EmailVerifyView(APIView):
@@ -506,7 +516,7 @@ class EmailVerifyView(APIView):
                    responses={200: DoneSerializer, 400: ErrorSerializer})
     def post(self, request: Request) -> Response:
         user = email_addresses.verify(validated(EmailVerifySerializer, request.data)["token"])
-        return Response({"detail": f"{user.email} is verified"})
+        return Response({"detail": _("%(address)s is verified") % {"address": user.email}})
 
 
 class EmailVerificationView(APIView):
@@ -519,7 +529,8 @@ class EmailVerificationView(APIView):
                    responses={202: DoneSerializer, 403: ErrorSerializer, 409: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request: Request) -> Response:
         email_addresses.send_verification(request._request, request.user)
-        return Response({"detail": f"a link is on its way to {request.user.email}"}, status=202)
+        return Response({"detail": _("a link is on its way to %(address)s") % {"address": request.user.email}},
+                        status=202)
 
 
 # -- two-factor sign-in -----------------------------------------------------------
@@ -562,13 +573,13 @@ class LogInCodeView(APIView):
         code = validated(CodeSerializer, request.data)["code"]
         pending = request.session.get(TWO_FACTOR_PENDING)
         if not pending or time.time() - pending["at"] > TWO_FACTOR_WINDOW:
-            raise ServiceError("no_sign_in_pending", "log in with your name and password first", 409)
+            raise ServiceError("no_sign_in_pending", _("log in with your name and password first"), 409)
         user = User.objects.filter(pk=pending["user"], is_active=True).first()
         if user is None:
-            raise ServiceError("no_sign_in_pending", "log in with your name and password first", 409)
+            raise ServiceError("no_sign_in_pending", _("log in with your name and password first"), 409)
         two_factor.check(user, code)
         del request.session[TWO_FACTOR_PENDING]
-        return Response(start_session(request, user))
+        return signed_in(request, user)
 
 
 class TwoFactorView(APIView):
@@ -596,7 +607,7 @@ class TwoFactorSetupView(APIView):
     def post(self, request: Request) -> Response:
         password = validated(PasswordSerializer, request.data)["password"]
         if not request.user.check_password(password):
-            raise ServiceError("wrong_password", "the password is not right", 400)
+            raise ServiceError("wrong_password", _("the password is not right"), 400)
         return Response(two_factor.begin(request.user))
 
 
@@ -625,7 +636,7 @@ class TwoFactorDisableView(APIView):
     def post(self, request: Request) -> Response:
         data = validated(FreshProofSerializer, request.data)
         if not two_factor.enabled(request.user):
-            raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
+            raise ServiceError("not_enabled", _("two-factor sign-in is not on"), 409)
         two_factor.disable(request.user, data["password"], data["code"])
         return Response(status=204)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
@@ -39,7 +41,7 @@ class AccessTokenAuthentication(TokenAuthentication):
         view = request.parser_context.get("view") if request.parser_context else None
         if (result is not None and result[1].scope == AccessToken.Scope.READ and request.method not in SAFE_METHODS
                 and not getattr(view, "read_scope_may_post", False)):
-            raise exceptions.PermissionDenied("this token's scope is read: it cannot play or change anything",
+            raise exceptions.PermissionDenied(_("this token's scope is read: it cannot play or change anything"),
                                               code="token_scope")
         return result
 
@@ -48,7 +50,7 @@ class SignedInSession(BasePermission):
     """Managing the account (its tokens, email, password, two-factor, export, deletion)
     needs a signed-in session: an API token never does it."""
 
-    message = "this needs a signed-in session: an API token cannot manage the account"
+    message = gettext_lazy("this needs a signed-in session: an API token cannot manage the account")
     code = "session_required"
 
     def has_permission(self, request: Request, view: Any) -> bool:
@@ -77,9 +79,10 @@ class SessionAuthenticationWithGuestCsrf(SessionAuthentication):
         try:
             super().enforce_csrf(request)
         except exceptions.PermissionDenied:
-            raise exceptions.PermissionDenied(
+            # Translators: X-CSRFToken, csrftoken and GET /api/accounts/csrf are names: keep them as they are.
+            raise exceptions.PermissionDenied(_(
                 "CSRF check failed: send the X-CSRFToken header with the csrftoken cookie "
-                "(GET /api/accounts/csrf sets it)", code="csrf_failed") from None
+                "(GET /api/accounts/csrf sets it)"), code="csrf_failed") from None
 
 
 class SessionCookieScheme(OpenApiAuthenticationExtension):

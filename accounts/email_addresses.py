@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.db import transaction
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 
 from accounts import mail
 from api.errors import ServiceError
@@ -33,9 +34,9 @@ def change(request: HttpRequest, address: str) -> None:
 
 def send_verification(request: HttpRequest, user: Any) -> None:
     if not user.email:
-        raise ServiceError("no_email", "add an email address first", 409)
+        raise ServiceError("no_email", _("add an email address first"), 409)
     if user.email_verified:
-        raise ServiceError("already_verified", "this address is verified already", 409)
+        raise ServiceError("already_verified", _("this address is verified already"), 409)
     token = signing.dumps({"user": user.pk, "email": user.email}, salt=SALT)
     # In the fragment: a browser never sends it, so no log or Referer holds it.
     mail.verify_link(user, user.email, f"{mail.site_url(request)}/verify-email/#token={token}")
@@ -45,11 +46,11 @@ def verify(token: str) -> Any:
     try:
         claim = signing.loads(token, salt=SALT, max_age=settings.EMAIL_VERIFY_SECONDS)
     except signing.SignatureExpired:
-        raise ServiceError("link_expired", "this link is too old: ask for a new one on your account page") from None
+        raise ServiceError("link_expired", _("this link is too old: ask for a new one on your account page")) from None
     except signing.BadSignature:
-        raise ServiceError("bad_link", "this link is not valid") from None
+        raise ServiceError("bad_link", _("this link is not valid")) from None
     # One statement: an address changed meanwhile is not the one marked verified.
     users = get_user_model().objects.filter(pk=claim.get("user"), email=claim.get("email"), is_active=True)
     if not users.update(email_verified=True):
-        raise ServiceError("bad_link", "this link is for an address the account no longer has")
+        raise ServiceError("bad_link", _("this link is for an address the account no longer has"))
     return users.get()

@@ -25,6 +25,7 @@ from typing import Any
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.cache import cache
 from django.dispatch import receiver
+from django.utils.translation import ngettext
 from rest_framework.throttling import SimpleRateThrottle
 
 FREE_FAILURES = 5
@@ -74,7 +75,7 @@ def backoff_seconds(failures: int, free: int) -> int:
 
 
 def _free_failures(username: str, address: str) -> int:
-    _, attack_key, known_key = counter_keys(username, address)
+    _pair_key, attack_key, known_key = counter_keys(username, address)
     if (cache.get(attack_key) or 0) >= ATTACK_FAILURES and not cache.get(known_key):
         return 1
     return FREE_FAILURES
@@ -82,15 +83,17 @@ def _free_failures(username: str, address: str) -> int:
 
 def check(username: Any, address: str) -> Refusal | None:
     """Whether a log-in as ``username`` from ``address`` may be tried now."""
-    pair_key, _, _ = counter_keys(username, address)
+    pair_key = counter_keys(username, address)[0]
     failures, last = cache.get(pair_key) or (0, 0.0)
     wait = backoff_seconds(failures, _free_failures(username, address))
     remaining = last + wait - time.time()
     if remaining <= 0:
         return None
     seconds = math.ceil(remaining)
-    return Refusal("login_backoff", f"too many failed log-ins for this account from your address: "
-                                    f"try again in {seconds} seconds", seconds)
+    detail = ngettext("too many failed log-ins for this account from your address: try again in %(seconds)s second",
+                      "too many failed log-ins for this account from your address: try again in %(seconds)s seconds",
+                      seconds) % {"seconds": seconds}
+    return Refusal("login_backoff", detail, seconds)
 
 
 def record_failure(username: Any, address: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
@@ -25,6 +26,9 @@ class User(AbstractUser):
     # Set when the account was deleted: its row stays, anonymised, so that other
     # players' races and boards keep their results (accounts.deletion).
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # The language chosen with the switcher ("" until then: the browser's). Sign-in puts
+    # it in the language cookie of the new device; emails are written in it.
+    language = models.CharField(max_length=8, blank=True, default="", choices=settings.LANGUAGES)
 
     class Meta:
         constraints = [

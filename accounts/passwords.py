@@ -15,6 +15,7 @@ from django.db import transaction
 from django.http import HttpRequest
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.translation import gettext as _
 
 from accounts import mail, sessions, tokens
 from accounts.models import UserSession
@@ -33,7 +34,7 @@ def checked_new_password(user: Any, password: str) -> None:
 def change(request: HttpRequest, current: str, new: str, *, keep_tokens: bool) -> dict[str, int]:
     user = request.user
     if not user.check_password(current):
-        raise ServiceError("wrong_password", "the current password is not right", 400)
+        raise ServiceError("wrong_password", _("the current password is not right"), 400)
     checked_new_password(user, new)
     with transaction.atomic():
         user.set_password(new)
@@ -45,7 +46,7 @@ def change(request: HttpRequest, current: str, new: str, *, keep_tokens: bool) -
         # could stay signed in; ending them here also closes their sockets.
         signed_out = sessions.sign_out_others(user, request.session.session_key)
         revoked = 0 if keep_tokens else tokens.revoke_all(user)
-        mail.password_changed(user, "changed from a signed-in session")
+        mail.password_changed(user, reset=False)
     return {"signed_out": signed_out, "revoked_tokens": revoked}
 
 
@@ -72,7 +73,7 @@ def confirm_reset(uid: str, token: str, new: str, *, keep_tokens: bool) -> Any:
     every session is signed out."""
     user = _user_of(uid)
     if user is None or not default_token_generator.check_token(user, token):
-        raise ServiceError("bad_reset_link", "this reset link is wrong, used or too old: ask for a new one", 400)
+        raise ServiceError("bad_reset_link", _("this reset link is wrong, used or too old: ask for a new one"), 400)
     checked_new_password(user, new)
     with transaction.atomic():
         user.set_password(new)
@@ -80,7 +81,7 @@ def confirm_reset(uid: str, token: str, new: str, *, keep_tokens: bool) -> Any:
         sessions.end(list(UserSession.objects.filter(user=user).values_list("session_key", flat=True)), user.pk)
         if not keep_tokens:
             tokens.revoke_all(user)
-        mail.password_changed(user, "reset with a link mailed to you")
+        mail.password_changed(user, reset=True)
     return user
 
 

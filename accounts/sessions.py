@@ -17,6 +17,7 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.module_loading import import_string
 
 from accounts.domain_events import SessionEnded
@@ -90,9 +91,9 @@ def listed(user: Any, current_key: str | None) -> list[dict[str, Any]]:
 def sign_out(user: Any, session_id: Any, current_key: str | None) -> None:
     row = UserSession.objects.filter(user=user, id=_uuid_or_none(session_id)).first()
     if row is None:
-        raise ServiceError("not_found", "you have no session with this id", 404)
+        raise ServiceError("not_found", _("you have no session with this id"), 404)
     if row.session_key == current_key:
-        raise ServiceError("current_session", "this is the session you are using: log out instead", 409)
+        raise ServiceError("current_session", _("this is the session you are using: log out instead"), 409)
     end([row.session_key], user.pk)
 
 
@@ -139,6 +140,7 @@ def device_of(user_agent: str) -> str:
     browser = next((name for name, pattern in _BROWSERS if re.search(pattern, user_agent)), None)
     system = next((name for name, pattern in _SYSTEMS if re.search(pattern, user_agent)), None)
     if browser and system:
-        return f"{browser} on {system}"
-    return browser or system or "an unknown device"
+        # Translators: a signed-in device, e.g. "Firefox on Windows" (the names are kept as they are).
+        return _("%(browser)s on %(system)s") % {"browser": browser, "system": system}
+    return browser or system or _("an unknown device")
 

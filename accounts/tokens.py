@@ -23,6 +23,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from knox.crypto import hash_token
 from knox.settings import CONSTANTS
 
@@ -47,12 +49,17 @@ class TokenRefused(Exception):
 def issue(user: Any, *, name: str, scope: str, expires_in_days: int) -> tuple[AccessToken, str]:
     """A new token and its secret (shown to the owner once, stored nowhere)."""
     if not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
-        raise ServiceError("invalid", f"expires_in_days must be 1 to {MAX_EXPIRY_DAYS}")
+        # Translators: %(name)s is the request's field (kept as it is).
+        raise ServiceError("invalid", _("%(name)s must be 1 to %(max)s") % {"name": "expires_in_days",
+                                                                            "max": MAX_EXPIRY_DAYS})
     with transaction.atomic():
         # Lock the account's row: two creations at once cannot both pass the limit.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         if AccessToken.objects.filter(user=user).count() >= MAX_TOKENS:
-            raise ServiceError("too_many_tokens", f"an account may hold {MAX_TOKENS} tokens: revoke one first", 409)
+            detail = ngettext("an account may hold %(count)s token: revoke one first",
+                              "an account may hold %(count)s tokens: revoke one first",
+                              MAX_TOKENS) % {"count": MAX_TOKENS}
+            raise ServiceError("too_many_tokens", detail, 409)
         made = AccessToken.objects.create(user, expiry=timedelta(days=expires_in_days), name=name.strip(),
                                           scope=scope)
         mail.token_created(user, name.strip(), scope)
@@ -79,7 +86,7 @@ def revoke(user: Any, token_id: str) -> None:
     with transaction.atomic():
         token = AccessToken.objects.filter(user=user, token_key=token_id).first()
         if token is None:
-            raise ServiceError("not_found", "you have no token with this id", 404)
+            raise ServiceError("not_found", _("you have no token with this id"), 404)
         digest = token.digest  # the delete clears the primary key
         token.delete()
         domain_events.emit(TokenRevoked(user.pk, digest))
@@ -88,18 +95,18 @@ def revoke(user: Any, token_id: str) -> None:
 def authenticate(secret: str) -> AccessToken:
     """The live token this secret opens, with its user; ``TokenRefused`` otherwise."""
     if not secret or len(secret) > SECRET_MAX_LENGTH or not secret.isascii():
-        raise TokenRefused("authentication_failed", "the token is not valid")
+        raise TokenRefused("authentication_failed", _("the token is not valid"))
     digest = hash_token(secret)
     for token in AccessToken.objects.filter(token_key=secret[:CONSTANTS.TOKEN_KEY_LENGTH]).select_related("user"):
         if not compare_digest(digest, token.digest):
             continue
         if token.expiry is not None and token.expiry <= timezone.now():
-            raise TokenRefused("token_expired", "the token has expired: make a new one on your account page")
+            raise TokenRefused("token_expired", _("the token has expired: make a new one on your account page"))
         if not token.user.is_active:
-            raise TokenRefused("authentication_failed", "the token is not valid")
+            raise TokenRefused("authentication_failed", _("the token is not valid"))
         note_use(token)
         return token
-    raise TokenRefused("authentication_failed", "the token is not valid")
+    raise TokenRefused("authentication_failed", _("the token is not valid"))
 
 
 def note_use(token: AccessToken) -> None:

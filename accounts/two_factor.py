@@ -15,6 +15,7 @@ from typing import Any
 
 import segno
 from django.db import transaction
+from django.utils.translation import gettext as _
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -23,7 +24,6 @@ from api.errors import ServiceError
 
 RECOVERY_CODES = 10
 MAX_FAILURES = 8  # the longest wait after wrong codes: 2**7 = 128 seconds
-NEEDED = ("two_factor_required", "this needs your password and a code from your authenticator app")
 
 
 def enabled(user: Any) -> bool:
@@ -38,7 +38,7 @@ def status(user: Any) -> dict[str, Any]:
 def begin(user: Any) -> dict[str, str]:
     """A new secret for the app, not in force until ``confirm``."""
     if enabled(user):
-        raise ServiceError("already_enabled", "two-factor sign-in is on already: turn it off first", 409)
+        raise ServiceError("already_enabled", _("two-factor sign-in is on already: turn it off first"), 409)
     TOTPDevice.objects.filter(user=user, confirmed=False).delete()
     device = TOTPDevice.objects.create(user=user, name="authenticator app", confirmed=False)
     uri = device.config_url
@@ -50,7 +50,7 @@ def confirm(user: Any, code: str) -> list[str]:
     """Turn it on with a code from the app; the recovery codes, shown this once."""
     device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
     if device is None:
-        raise ServiceError("no_setup", "start the set-up first", 409)
+        raise ServiceError("no_setup", _("start the set-up first"), 409)
     _verify(device, code)
     with transaction.atomic():
         device.confirmed = True
@@ -59,7 +59,7 @@ def confirm(user: Any, code: str) -> list[str]:
         static = StaticDevice.objects.create(user=user, name="recovery codes", confirmed=True)
         codes = [StaticToken.random_token() for _ in range(RECOVERY_CODES)]
         StaticToken.objects.bulk_create([StaticToken(device=static, token=code) for code in codes])
-        mail.two_factor_changed(user, "turned on")
+        mail.two_factor_changed(user, turned_on=True)
     return codes
 
 
@@ -68,7 +68,7 @@ def disable(user: Any, password: str, code: str) -> None:
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user).delete()
         StaticDevice.objects.filter(user=user).delete()
-        mail.two_factor_changed(user, "turned off")
+        mail.two_factor_changed(user, turned_on=False)
 
 
 def check(user: Any, code: str) -> None:
@@ -77,11 +77,11 @@ def check(user: Any, code: str) -> None:
     code = (code or "").strip().replace(" ", "")
     kind = TOTPDevice if code.isdigit() and len(code) == 6 else StaticDevice
     if not enabled(user):
-        raise ServiceError("not_enabled", "two-factor sign-in is not on", 409)
+        raise ServiceError("not_enabled", _("two-factor sign-in is not on"), 409)
     # One confirmed device of each kind: set-up replaces them (begin, confirm).
     device = kind.objects.filter(user=user, confirmed=True).first()
     if device is None:
-        raise ServiceError("wrong_code", "that code is not right", 400)
+        raise ServiceError("wrong_code", _("that code is not right"), 400)
     _verify(device, code)
 
 
@@ -96,13 +96,14 @@ def require_fresh(user: Any, password: str | None, code: str | None) -> None:
     """For a sensitive action: the password (a stolen session alone cannot change the
     address, make a token or enrol its own app), and a code while two-factor is on."""
     if not password:
-        raise ServiceError("password_required", "this needs your password", 403)
+        raise ServiceError("password_required", _("this needs your password"), 403)
     if not user.check_password(password):
-        raise ServiceError("wrong_password", "the password is not right", 400)
+        raise ServiceError("wrong_password", _("the password is not right"), 400)
     if not enabled(user):
         return
     if not code:
-        raise ServiceError(*NEEDED, 403)
+        raise ServiceError("two_factor_required", _("this needs your password and a code from your authenticator app"),
+                           403)
     check(user, code)
 
 
@@ -110,11 +111,11 @@ def _verify(device: Any, code: str) -> None:
     """The code on one device, within django-otp's waits after wrong codes."""
     allowed, data = device.verify_is_allowed()
     if not allowed:
-        raise ServiceError("code_throttled", "too many wrong codes: wait a little and try again", 429,
+        raise ServiceError("code_throttled", _("too many wrong codes: wait a little and try again"), 429,
                            retry_after=_seconds_left(data))
     if not device.verify_token((code or "").strip().replace(" ", "")):
         _cap_failures(device)
-        raise ServiceError("wrong_code", "that code is not right", 400)
+        raise ServiceError("wrong_code", _("that code is not right"), 400)
 
 
 def _seconds_left(wait: Any) -> int:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts import api
+from accounts import api, language_views
 
 urlpatterns = [
     path("accounts/csrf", api.CsrfView.as_view(), name="csrf"),
@@ -13,6 +13,7 @@ urlpatterns = [
     path("accounts/two-factor/disable", api.TwoFactorDisableView.as_view(), name="two-factor-disable"),
     path("accounts/logout", api.LogOutView.as_view(), name="logout"),
     path("accounts/me", api.MeView.as_view(), name="me"),
+    path("accounts/language", language_views.LanguageView.as_view(), name="language"),
     path("accounts/whoami", api.WhoAmIView.as_view(), name="whoami"),
     path("accounts/tokens", api.TokensView.as_view(), name="tokens"),
     path("accounts/tokens/<str:token_id>", api.TokenView.as_view(), name="token"),

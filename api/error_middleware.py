@@ -11,22 +11,26 @@ from django.http import HttpRequest, HttpResponseBase
 from django.middleware import common
 from django.urls import is_valid_path
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.translation import gettext as _, gettext_lazy
 
 API_PREFIX = "/api/"
 
-# The code and sentence of an error response that did not come as JSON.
+# The code and sentence of an error response that did not come as JSON (the sentence
+# lazy: str() it in the request's language).
 ERRORS = {
-    400: ("bad_request", "the request could not be understood"),
-    403: ("forbidden", "you may not do this"),
-    404: ("not_found", "there is nothing at this address"),
-    405: ("method_not_allowed", "this method is not allowed here"),
-    406: ("not_acceptable", "the Accept header excludes JSON"),
-    413: ("too_large", "the request is too large"),
-    415: ("unsupported_media_type", "send the body as application/json"),
-    429: ("throttled", "too many requests: wait and try again"),
-    500: ("server_error", "something went wrong on our side"),
+    400: ("bad_request", gettext_lazy("the request could not be understood")),
+    403: ("forbidden", gettext_lazy("you may not do this")),
+    404: ("not_found", gettext_lazy("there is nothing at this address")),
+    405: ("method_not_allowed", gettext_lazy("this method is not allowed here")),
+    # Translators: Accept is the name of an HTTP header, JSON a format: keep them.
+    406: ("not_acceptable", gettext_lazy("the Accept header excludes JSON")),
+    413: ("too_large", gettext_lazy("the request is too large")),
+    # Translators: application/json is a media type: keep it.
+    415: ("unsupported_media_type", gettext_lazy("send the body as application/json")),
+    429: ("throttled", gettext_lazy("too many requests: wait and try again")),
+    500: ("server_error", gettext_lazy("something went wrong on our side")),
 }
-OTHER_ERROR = ("error", "the request failed")
+OTHER_ERROR = ("error", gettext_lazy("the request failed"))
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -37,18 +41,23 @@ def not_found_detail(request: HttpRequest) -> str:
     """Names the address with a slash when only that one exists (no redirect under /api/)."""
     path = request.path_info
     if settings.APPEND_SLASH and not path.endswith("/") and is_valid_path(f"{path}/", getattr(request, "urlconf", None)):
-        return f"there is nothing at this address; {request.path}/ (with the slash) exists"
-    return ERRORS[404][1]
+        return _("there is nothing at this address; %(path)s (with the slash) exists") % {"path": f"{request.path}/"}
+    return str(ERRORS[404][1])
 
 
 def error_detail(request: HttpRequest, response: HttpResponseBase) -> tuple[str, str]:
-    code, detail = ERRORS.get(response.status_code, OTHER_ERROR)
+    code, sentence = ERRORS.get(response.status_code, OTHER_ERROR)
+    detail = str(sentence)
     if response.status_code == 404:
         detail = not_found_detail(request)
     elif response.status_code == 405:
-        detail = f"{request.method} is not allowed here"
         if response.has_header("Allow"):
-            detail += f"; allowed: {response['Allow']}"
+            # Translators: %(method)s is an HTTP method (POST), %(allowed)s those the address takes (GET, HEAD, OPTIONS).
+            detail = _("%(method)s is not allowed here; allowed: %(allowed)s") % {
+                "method": request.method, "allowed": response["Allow"]}
+        else:
+            # Translators: %(method)s is an HTTP method (POST).
+            detail = _("%(method)s is not allowed here") % {"method": request.method}
     return code, detail
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -23,7 +24,8 @@ def _first_message(detail: Any, path: str = "") -> str:
     if isinstance(detail, list) and detail:
         return _first_message(detail[0], path)
     text = str(detail)
-    return f"{path}: {text}" if path else text
+    # Translators: a refused field and why, as in "code: This field may not be blank.".
+    return _("%(field)s: %(message)s") % {"field": path, "message": text} if path else text
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -52,15 +54,16 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return error_response("bad_request", "the request could not be understood", status.HTTP_400_BAD_REQUEST)
+    return error_response("bad_request", _("the request could not be understood"), status.HTTP_400_BAD_REQUEST)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return error_response("forbidden", "you may not do this", status.HTTP_403_FORBIDDEN)
+    return error_response("forbidden", _("you may not do this"), status.HTTP_403_FORBIDDEN)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """JSON under /api/, the ordinary page elsewhere."""
     if not is_api(request):
         return defaults.server_error(request)
-    return error_response(*ERRORS[500], status.HTTP_500_INTERNAL_SERVER_ERROR)
+    code, detail = ERRORS[500]
+    return error_response(code, str(detail), status.HTTP_500_INTERNAL_SERVER_ERROR)

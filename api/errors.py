@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from api import texts
+
 
 class ServiceError(Exception):
     """A refused request: ``code`` and ``detail`` go to the client as they are;
@@ -21,4 +23,4 @@ class ServiceError(Exception):
         return {} if self.retry_after is None else {"Retry-After": str(self.retry_after)}
 
     def to_json(self) -> dict[str, Any]:
-        return {"error": self.code, "detail": self.detail, **self.extra}
+        return {"error": self.code, "detail": texts.localized(self.detail), **self.extra}

@@ -10,6 +10,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
+from django.utils.translation import gettext as _
 from rest_framework.request import Request
 
 from api.errors import ServiceError
@@ -32,9 +33,12 @@ class StrictSerializer(serializers.Serializer):
         if isinstance(data, Mapping):
             unknown = [name for name in data if name not in self.fields]
             if unknown:
-                takes = ", ".join(self.fields) or "no fields"
-                raise serializers.ValidationError(
-                    {name: [f"unknown field: this request takes {takes}"] for name in unknown})
+                if self.fields:
+                    # Translators: %(fields)s lists the request's field names as they are sent.
+                    detail = _("unknown field: this request takes %(fields)s") % {"fields": ", ".join(self.fields)}
+                else:
+                    detail = _("unknown field: this request takes no fields")
+                raise serializers.ValidationError({name: [detail] for name in unknown})
         return super().to_internal_value(data)
 
 
@@ -108,7 +112,9 @@ def query_int(request: Request, name: str, default: int, minimum: int, maximum: 
     if text is None:
         return default
     if not _WHOLE_NUMBER.fullmatch(text) or not minimum <= int(text) <= maximum:
-        raise ServiceError("invalid", f"{name} must be a whole number from {minimum} to {maximum}")
+        # Translators: %(name)s is a query parameter's name (limit, offset): keep it as it is.
+        raise ServiceError("invalid", _("%(name)s must be a whole number from %(minimum)s to %(maximum)s") % {
+            "name": name, "minimum": minimum, "maximum": maximum})
     return int(text)
 
 
@@ -120,7 +126,9 @@ def query_float(request: Request, name: str, minimum: float, maximum: float) -> 
     its bounds; no NaN, no infinity, nothing else."""
     text = request.query_params.get(name)
     if text is None or not _NUMBER.fullmatch(text) or not minimum <= float(text) <= maximum:
-        raise ServiceError("invalid", f"{name} must be a number of seconds from {minimum:g} to {maximum:g}")
+        # Translators: %(name)s is a query parameter's name: keep it as it is.
+        raise ServiceError("invalid", _("%(name)s must be a number of seconds from %(minimum)s to %(maximum)s") % {
+            "name": name, "minimum": f"{minimum:g}", "maximum": f"{maximum:g}"})
     return float(text)
 
 
@@ -131,7 +139,8 @@ def query_flag(request: Request, name: str) -> bool:
         return False
     if text == "true":
         return True
-    raise ServiceError("invalid", f"{name} must be true or false")
+    # Translators: %(name)s is a query parameter's name; true and false are its values: keep them.
+    raise ServiceError("invalid", _("%(name)s must be true or false") % {"name": name})
 
 
 def paging(request: Request, default_limit: int) -> tuple[int, int]:

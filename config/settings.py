@@ -438,6 +438,8 @@ MIDDLEWARE = [
     "api.error_middleware.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session, before Common (Django's order): the language of the request.
+    "django.middleware.locale.LocaleMiddleware",
     "api.error_middleware.CommonMiddleware",  # Django's, without slash redirects under /api/
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -458,6 +460,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -572,9 +575,19 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-LANGUAGE_CODE = "en-us"
+# English by default; Italian and Spanish, the languages of the rule texts (docs/i18n.md).
+# The language is the cookie's (set by the switcher, and from the account at sign-in),
+# else the browser's Accept-Language.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# Numbers in pages follow the language (1,234 / 1.234).
+USE_THOUSAND_SEPARATOR = True
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -605,6 +618,7 @@ SECURE_SSL_REDIRECT = HTTPS
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
+LANGUAGE_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600 if HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 # Preloading binds every browser for months and is undone only slowly: the operator's

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts.language_views import choose_language
 from config.health import healthz, metrics_view, readyz
 
 urlpatterns = [
@@ -19,6 +20,9 @@ urlpatterns = [
     path("api/", include("accounts.urls")),
     path("api/", include("leaderboards.urls")),
     path("api/", include("matchmaking.urls")),
+    # The switcher's form (a POST with the CSRF token; back to the page it came from).
+    path("language/", choose_language, name="choose-language"),
+    path("i18n/", include("frontend.i18n_urls", namespace="i18n")),
     path("", include("frontend.urls")),
 ]
 

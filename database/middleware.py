@@ -9,21 +9,38 @@ that read the user, and so the database."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from api.error_middleware import API_PREFIX
+from api.texts import localized
 from database.outage import DatabaseBusy, DatabaseOutage, classify, record_refusal
 
 PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Back in a moment · Klondike</title>
+<html lang="{language}"><head><meta charset="utf-8"><title>{title} · Klondike</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="{retry_after}"></head>
 <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem">
-<h1>Back in a moment</h1>
+<h1>{title}</h1>
 <p>{detail}.</p>
-<p>This page will try again in {retry_after} seconds, or <a href="">reload it</a> yourself.</p>
+<p>{again}</p>
 </body></html>
 """
+
+
+def page(outage: DatabaseOutage) -> str:
+    """The outage page in the active language (the request's, when LocaleMiddleware
+    has run; English for a request refused before it)."""
+    detail = localized(outage.detail)
+    seconds = outage.retry_after
+    # Translators: keep the link's markup as it is: <a href="">…</a> reloads the page.
+    again = ngettext('This page will try again in %(seconds)s second, or <a href="">reload it</a> yourself.',
+                     'This page will try again in %(seconds)s seconds, or <a href="">reload it</a> yourself.',
+                     seconds) % {"seconds": seconds}
+    return PAGE.format(language=translation.get_language() or "en", title=_("Back in a moment"),
+                       detail=detail[0].upper() + detail[1:], retry_after=seconds, again=again)
 
 
 def outage_response(request: HttpRequest, outage: DatabaseOutage) -> HttpResponse:
@@ -40,9 +57,7 @@ def answer(outage: DatabaseOutage, method: str, path_info: str) -> HttpResponse:
     if path_info.startswith(API_PREFIX):
         response: HttpResponse = JsonResponse(outage.to_json(), status=503)
     else:
-        detail = outage.detail[0].upper() + outage.detail[1:]
-        response = HttpResponse(PAGE.format(detail=detail, retry_after=outage.retry_after),
-                                status=503, content_type="text/html; charset=utf-8")
+        response = HttpResponse(page(outage), status=503, content_type="text/html; charset=utf-8")
     response["Retry-After"] = str(outage.retry_after)
     response["Cache-Control"] = "no-store"
     # The refusal is logged once, below: not again by Django as "Service Unavailable".

@@ -13,6 +13,10 @@ from collections import Counter
 import psycopg
 import redis
 from django.db import utils
+from django.utils.translation import gettext_noop
+
+from api.texts import localized
+from engine.text import Text
 
 logger = logging.getLogger("klondike.database")
 
@@ -28,25 +32,27 @@ CLOSE_TRY_AGAIN = 4503
 
 
 class DatabaseOutage(utils.OperationalError):
-    """The database cannot serve this request now; try again after ``retry_after``."""
+    """The database cannot serve this request now; try again after ``retry_after``.
+    ``detail`` reads as the English sentence; the answers carry it in the reader's
+    language (a Text: the sockets' error events translate it too)."""
 
     code = "database_outage"
-    detail = "the database cannot serve this request now; try again shortly"
+    detail = Text(gettext_noop("the database cannot serve this request now; try again shortly"))
     retry_after = 2
 
     def to_json(self) -> dict[str, object]:
-        return {"error": self.code, "detail": self.detail, "retry_after": self.retry_after}
+        return {"error": self.code, "detail": localized(self.detail), "retry_after": self.retry_after}
 
 
 class DatabaseBusy(DatabaseOutage):
     code = "database_busy"
-    detail = "the service is busy: every database connection is in use; try again in a moment"
+    detail = Text(gettext_noop("the service is busy: every database connection is in use; try again in a moment"))
     retry_after = 1
 
 
 class DatabaseUnavailable(DatabaseOutage):
     code = "database_unavailable"
-    detail = "the database cannot be reached at the moment; try again shortly"
+    detail = Text(gettext_noop("the database cannot be reached at the moment; try again shortly"))
     retry_after = 2
 
 
@@ -55,7 +61,7 @@ class RedisUnavailable(DatabaseOutage):
     needs it is refused the same way. Moves do not need it (docs/operations.md)."""
 
     code = "service_unavailable"
-    detail = "part of the service cannot be reached at the moment; try again shortly"
+    detail = Text(gettext_noop("part of the service cannot be reached at the moment; try again shortly"))
     retry_after = 2
 
 

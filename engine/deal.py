@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .cards import DECK, Card, any_case, spaced
+from .text import Text, gettext_noop
 
 PREFIX: Final = "KL1"
 NUMBER_LENGTH: Final = 7
@@ -33,7 +34,8 @@ class Scoring(str, enum.Enum):
 
 
 class DealCodeError(ValueError):
-    """A deal code that cannot be parsed; ``code`` says which part is wrong."""
+    """A deal code that cannot be parsed; ``code`` says which part is wrong, ``detail``
+    how (a :class:`~engine.text.Text`)."""
 
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)
@@ -51,13 +53,16 @@ class DealCode:
 
     def __post_init__(self) -> None:
         if type(self.number) is not int or not 0 <= self.number <= MAX_DEAL_NUMBER:
-            raise DealCodeError("bad_number", f"deal numbers are whole numbers from 0 to {MAX_DEAL_NUMBER}")
+            raise DealCodeError("bad_number", Text(gettext_noop("deal numbers are whole numbers from 0 to %(max)s"),
+                                                   max=MAX_DEAL_NUMBER))
         if type(self.draw) is not int or self.draw not in (1, 3):
-            raise DealCodeError("bad_draw", "draw must be 1 or 3")
+            # Translators: "draw" is a field name of the API.
+            raise DealCodeError("bad_draw", Text(gettext_noop("draw must be 1 or 3")))
         try:
             object.__setattr__(self, "scoring", Scoring(self.scoring))
         except ValueError:
-            raise DealCodeError("bad_scoring", "scoring must be normal or vegas") from None
+            # Translators: "scoring" is a field name of the API; normal and vegas are its values: keep them.
+            raise DealCodeError("bad_scoring", Text(gettext_noop("scoring must be normal or vegas"))) from None
 
     def __str__(self) -> str:
         mode = f"D{self.draw}{'V' if self.scoring is Scoring.VEGAS else 'N'}"
@@ -68,17 +73,18 @@ class DealCode:
         """Parse a code, case-insensitively and ignoring surrounding white space."""
         if not isinstance(text, str) or not text.isascii():
             # ASCII only: Unicode case folding would turn "ß" into "SS".
-            raise DealCodeError("bad_format", "a deal code is a string of ASCII letters, digits and dashes like KL1-D1N-AAAAAAG")
+            raise DealCodeError("bad_format", Text(gettext_noop(
+                "a deal code is a string of ASCII letters, digits and dashes like KL1-D1N-AAAAAAG")))
         parts = text.strip().upper().split("-")
         if len(parts) != 3:
             raise DealCodeError(
-                "bad_format", "a deal code has three parts separated by dashes, like KL1-D1N-AAAAAAG"
+                "bad_format", Text(gettext_noop("a deal code has three parts separated by dashes, like KL1-D1N-AAAAAAG"))
             )
         prefix, mode, number = parts
         if prefix != PREFIX:
-            raise DealCodeError(
-                "bad_prefix", f"the code must start with {PREFIX} (Klondike, deal algorithm version 1), not {prefix!r}"
-            )
+            raise DealCodeError("bad_prefix", Text(
+                gettext_noop("the code must start with %(prefix)s (Klondike, deal algorithm version 1), not %(found)s"),
+                prefix=PREFIX, found=repr(prefix)))
         draw, scoring = parse_mode(mode)
         return cls(decode_number(number), draw, scoring)
 
@@ -92,11 +98,14 @@ def parse_mode(mode: str) -> tuple[int, Scoring]:
     """A code's middle part (``D1N``, ``D1V``, ``D3N``, ``D3V``, upper case): its draw
     and scoring."""
     if len(mode) != 3 or mode[0] != "D":
-        raise DealCodeError("bad_mode", f"the middle part must be D1N, D1V, D3N or D3V, not {mode!r}")
+        raise DealCodeError("bad_mode", Text(gettext_noop("the middle part must be D1N, D1V, D3N or D3V, not %(found)s"),
+                                             found=repr(mode)))
     if mode[1] not in "13":
-        raise DealCodeError("bad_draw", f"the draw must be D1 or D3, not {mode[:2]!r}")
+        raise DealCodeError("bad_draw", Text(gettext_noop("the draw must be D1 or D3, not %(found)s"), found=repr(mode[:2])))
     if mode[2] not in "NV":
-        raise DealCodeError("bad_scoring", f"the scoring must be N (Normal) or V (Vegas), not {mode[2]!r}")
+        # Translators: N and V are the letters of the deal code: keep them.
+        raise DealCodeError("bad_scoring", Text(gettext_noop("the scoring must be N (Normal) or V (Vegas), not %(found)s"),
+                                                found=repr(mode[2])))
     return int(mode[1]), Scoring.VEGAS if mode[2] == "V" else Scoring.NORMAL
 
 
@@ -111,16 +120,15 @@ def encode_number(number: int) -> str:
 
 def decode_number(text: str) -> int:
     if len(text) != NUMBER_LENGTH:
-        raise DealCodeError(
-            "bad_number", f"the deal number must be {NUMBER_LENGTH} characters of A–Z and 2–7, not {len(text)}"
-        )
+        raise DealCodeError("bad_number", Text(
+            gettext_noop("the deal number must be %(length)s characters of A–Z and 2–7, not %(found)s"),
+            length=NUMBER_LENGTH, found=len(text)))
     number = 0
     for char in text:
         value = BASE32_ALPHABET.find(char)
         if value < 0:
-            raise DealCodeError(
-                "bad_number", f"{char!r} is not a deal-number character: use A–Z and 2–7 (base 32)"
-            )
+            raise DealCodeError("bad_number", Text(
+                gettext_noop("%(char)s is not a deal-number character: use A–Z and 2–7 (base 32)"), char=repr(char)))
         number = number * 32 + value
     return number
 

@@ -35,6 +35,7 @@ from .moves import (
     MoveError,
     target_name,
 )
+from .text import Text, gettext_noop
 
 UNDO_LIMIT: Final = 100
 
@@ -193,7 +194,7 @@ class Game:
     def apply(self, move: Move) -> Outcome:
         """Apply one action, or raise :class:`MoveError` leaving the game unchanged."""
         if self.won:
-            raise MoveError("game_over", "the game is won: there is nothing left to play")
+            raise MoveError("game_over", Text(gettext_noop("the game is won: there is nothing left to play")))
         kind = move.kind
         if kind == MOVE:
             return self._move(move.card, move.to)
@@ -203,7 +204,7 @@ class Game:
             return self._recycle()
         if kind == UNDO:
             return self._undo()
-        raise MoveError("bad_move", f"unknown move type {kind!r}")
+        raise MoveError("bad_move", Text(gettext_noop("unknown move type %(kind)s"), kind=repr(kind)))
 
     def apply_json(self, data: object) -> Outcome:
         return self.apply(Move.from_json(data))
@@ -218,9 +219,10 @@ class Game:
         stock, waste = self.stock, self.waste
         if not stock:
             if waste:
-                raise MoveError("stock_empty", "the stock is empty: recycle the waste to go through it again"
-                                if not self.vegas else "the stock is empty, and Vegas scoring allows one pass only")
-            raise MoveError("stock_empty", "the stock and the waste are both empty")
+                raise MoveError("stock_empty", Text(
+                    gettext_noop("the stock is empty: recycle the waste to go through it again") if not self.vegas
+                    else gettext_noop("the stock is empty, and Vegas scoring allows one pass only")))
+            raise MoveError("stock_empty", Text(gettext_noop("the stock and the waste are both empty")))
         count = min(self.draw, len(stock))
         self._record((DRAW, STOCK, WASTE, count, False, self.fan, self.score, -1))
         for _ in range(count):
@@ -231,11 +233,12 @@ class Game:
 
     def _recycle(self) -> Outcome:
         if self.stock:
-            raise MoveError("stock_not_empty", "the stock still has cards: draw them first")
+            raise MoveError("stock_not_empty", Text(gettext_noop("the stock still has cards: draw them first")))
         if not self.waste:
-            raise MoveError("waste_empty", "there is nothing to recycle: the waste is empty")
+            raise MoveError("waste_empty", Text(gettext_noop("there is nothing to recycle: the waste is empty")))
         if self.vegas:
-            raise MoveError("no_recycle_in_vegas", "Vegas scoring goes through the stock once: no recycling")
+            raise MoveError("no_recycle_in_vegas",
+                            Text(gettext_noop("Vegas scoring goes through the stock once: no recycling")))
         self._record((RECYCLE, WASTE, STOCK, len(self.waste), False, self.fan, self.score, -1))
         self.waste.reverse()
         self.stock, self.waste = self.waste, self.stock
@@ -261,15 +264,13 @@ class Game:
                 if position >= self.down[index]:
                     return index, len(col) - position
                 break
-        raise MoveError(
-            "card_not_available",
-            f"{card_name(card)} cannot be moved: only face-up cards in the columns, the top of the waste "
-            "and the top of a foundation can move",
-        )
+        raise MoveError("card_not_available", Text(gettext_noop(
+            "%(card)s cannot be moved: only face-up cards in the columns, the top of the waste "
+            "and the top of a foundation can move"), card=card_name(card)))
 
     def _move(self, card: Card, to: int) -> Outcome:
         if type(card) is not int or not 0 <= card < 52:
-            raise MoveError("bad_card", f"{card!r} is not a card")
+            raise MoveError("bad_card", Text(gettext_noop("%(card)s is not a card"), card=repr(card)))
         src, count = self._locate(card)
         columns = self.columns
         if to == FOUNDATION:
@@ -280,7 +281,8 @@ class Game:
             dst = to
             self._check_column(card, src, dst)
         else:
-            raise MoveError("bad_destination", "a destination is t1…t7, foundation or tableau")
+            # Translators: t1…t7, foundation and tableau are values of the protocol: keep them as they are.
+            raise MoveError("bad_destination", Text(gettext_noop("a destination is t1…t7, foundation or tableau")))
 
         prev_fan, prev_score = self.fan, self.score
         # Take the cards off their pile.
@@ -325,33 +327,36 @@ class Game:
 
     def _foundation_for(self, card: Card, src: int, count: int) -> int:
         if src >= FOUNDATION_BASE:
-            raise MoveError("already_on_foundation", f"{card_name(card)} is already on its foundation")
+            raise MoveError("already_on_foundation",
+                            Text(gettext_noop("%(card)s is already on its foundation"), card=card_name(card)))
         if count > 1:
-            raise MoveError(
-                "not_top_card", f"{card_name(card)} has cards on it: only a top card can go to a foundation"
-            )
+            raise MoveError("not_top_card", Text(
+                gettext_noop("%(card)s has cards on it: only a top card can go to a foundation"), card=card_name(card)))
         suit = SUIT[card]
         have = self.foundations[suit]
         if have != RANK[card] - 1:
             needed = card_name(make_card(have + 1, suit))
-            raise MoveError("foundation_mismatch", f"{card_name(card)} cannot go to its foundation yet: it needs {needed} first")
+            raise MoveError("foundation_mismatch", Text(
+                gettext_noop("%(card)s cannot go to its foundation yet: it needs %(needed)s first"),
+                card=card_name(card), needed=needed))
         return FOUNDATION_BASE + suit
 
     def _check_column(self, card: Card, src: int, dst: int) -> None:
         if dst == src:
-            raise MoveError("same_column", f"{card_name(card)} is already in {target_name(dst)}")
+            # Translators: %(column)s is a column as the protocol names it: t1…t7.
+            raise MoveError("same_column", Text(gettext_noop("%(card)s is already in %(column)s"),
+                                                card=card_name(card), column=target_name(dst)))
         col = self.columns[dst]
         if not col:
             if RANK[card] != KING:
-                raise MoveError(
-                    "needs_king", f"only a King can go to an empty column: {card_name(card)} cannot go to {target_name(dst)}"
-                )
+                raise MoveError("needs_king", Text(
+                    gettext_noop("only a King can go to an empty column: %(card)s cannot go to %(column)s"),
+                    card=card_name(card), column=target_name(dst)))
             return
         top = col[-1]
         if RANK[top] != RANK[card] + 1 or IS_RED[top] == IS_RED[card]:
-            raise MoveError(
-                "does_not_fit", f"{card_name(card)} does not fit on {card_name(top)} in {target_name(dst)}"
-            )
+            raise MoveError("does_not_fit", Text(gettext_noop("%(card)s does not fit on %(top)s in %(column)s"),
+                                                 card=card_name(card), top=card_name(top), column=target_name(dst)))
 
     def _best_column(self, card: Card, src: int) -> int:
         """The smart destination of a double tap: the legal column with the most
@@ -368,19 +373,21 @@ class Game:
             elif col and card in ACCEPTS[col[-1]] and len(col) > best_len:
                 best, best_len = index, len(col)
         if best < 0:
-            raise MoveError("no_destination", f"{card_name(card)} has no column to go to")
+            raise MoveError("no_destination", Text(gettext_noop("%(card)s has no column to go to"), card=card_name(card)))
         return best
 
     def _undo(self) -> Outcome:
         history = self.history
         if not history:
             if self.history_dropped:
-                raise MoveError("undo_limit", f"only the last {UNDO_LIMIT} actions can be undone")
-            raise MoveError("nothing_to_undo", "there is nothing to undo")
+                raise MoveError("undo_limit", Text(gettext_noop("only the last %(limit)s actions can be undone"),
+                                                   limit=UNDO_LIMIT))
+            raise MoveError("nothing_to_undo", Text(gettext_noop("there is nothing to undo")))
         record = history[-1]
         if self.ranked and _reveals(record):
-            what = "a draw" if record[0] == DRAW else "a move that turned a card face up"
-            raise MoveError("undo_refused_ranked", f"in a ranked game {what} cannot be undone: it revealed a card")
+            raise MoveError("undo_refused_ranked", Text(
+                gettext_noop("in a ranked game a draw cannot be undone: it revealed a card") if record[0] == DRAW
+                else gettext_noop("in a ranked game a move that turned a card face up cannot be undone: it revealed a card")))
         history.pop()
         kind, src, dst, count, flipped, fan, score, earned = record
         if kind == DRAW:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Final, NamedTuple
 
 from .cards import Card, any_case, card_name, parse_card, spaced
+from .text import Text, gettext_noop
 
 DRAW: Final = "draw"
 RECYCLE: Final = "recycle"
@@ -35,7 +36,8 @@ DESTINATION_PATTERN: Final = spaced("(?:" + "|".join(
 
 class MoveError(Exception):
     """A move that is malformed or refused. ``code`` is stable and machine-readable;
-    ``detail`` is a sentence for the player. A refused move changes nothing."""
+    ``detail`` is a sentence for the player (a :class:`~engine.text.Text`, which the
+    edges render in the player's language). A refused move changes nothing."""
 
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)
@@ -65,24 +67,30 @@ class Move(NamedTuple):
     def from_json(cls, data: Any) -> "Move":
         """Parse the wire format; raises :class:`MoveError` (``bad_move``)."""
         if not isinstance(data, dict):
-            raise MoveError("bad_move", 'a move is a JSON object such as {"type": "draw"}')
+            raise MoveError("bad_move", Text(gettext_noop('a move is a JSON object such as {"type": "draw"}')))
         kind = data.get("type")
         if kind in _SIMPLE_KINDS:
             if len(data) != 1:
-                raise MoveError("bad_move", f'a {kind} takes no other fields than "type"')
+                # Translators: %(kind)s is the move type as sent (draw, recycle or undo); "type" is a JSON key.
+                raise MoveError("bad_move", Text(gettext_noop('a %(kind)s takes no other fields than "type"'), kind=kind))
             return _SIMPLE_MOVES[kind]
         if kind != MOVE:
-            raise MoveError("bad_move", 'the move type must be "draw", "recycle", "undo" or "move"')
+            # Translators: "draw", "recycle", "undo" and "move" are values of the protocol: keep them as they are.
+            raise MoveError("bad_move", Text(gettext_noop('the move type must be "draw", "recycle", "undo" or "move"')))
         if set(data) != {"type", "card", "to"}:
-            raise MoveError("bad_move", 'a move needs exactly "type", "card" and "to"')
+            # Translators: "type", "card" and "to" are JSON keys: keep them as they are.
+            raise MoveError("bad_move", Text(gettext_noop('a move needs exactly "type", "card" and "to"')))
         try:
             card = parse_card(data["card"])
         except ValueError:
-            raise MoveError("bad_card", f"{data['card']!r} is not a card: write it like 9S, TH or AC") from None
+            raise MoveError("bad_card", Text(gettext_noop("%(card)s is not a card: write it like 9S, TH or AC"),
+                                             card=repr(data["card"]))) from None
         to = data["to"]
         target = _TARGETS.get(to.strip().lower()) if isinstance(to, str) and to.isascii() else None
         if target is None:
-            raise MoveError("bad_destination", f"{to!r} is not a destination: use t1…t7, foundation or tableau")
+            # Translators: t1…t7, foundation and tableau are values of the protocol: keep them as they are.
+            raise MoveError("bad_destination", Text(gettext_noop("%(to)s is not a destination: use t1…t7, foundation or tableau"),
+                                                    to=repr(to)))
         return cls(MOVE, card, target)
 
     def to_json(self) -> dict[str, str]:

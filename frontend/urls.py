@@ -3,16 +3,15 @@ shows from the API and the WebSockets (public views only: no deal data in HTML).
 
 from django.urls import path
 
-from engine import format_score
 from engine.game import VEGAS_START, VEGAS_TO_FOUNDATION
 from frontend import views
 
 app_name = "frontend"
 
 urlpatterns = [
-    # The Vegas note names the engine's figures rather than repeat them.
-    path("", views.page("home", vegas_start=format_score(VEGAS_START, vegas=True),
-                        vegas_per_card=format_score(VEGAS_TO_FOUNDATION, vegas=True)), name="home"),
+    # The Vegas note names the engine's figures rather than repeat them: the integers, which
+    # the template writes in the page's language (the `dollars` filter: -$52, or -52 $).
+    path("", views.page("home", vegas_start=VEGAS_START, vegas_per_card=VEGAS_TO_FOUNDATION), name="home"),
     path("games/<uuid:game_id>/", views.page("game"), name="game"),
     path("watch/<uuid:game_id>/", views.page("game", watch=True), name="watch"),
     path("replays/<uuid:game_id>/", views.page("replay"), name="replay"),
@@ -20,9 +19,10 @@ urlpatterns = [
     path("races/<uuid:race_id>/replay/", views.page("race_replay"), name="race-replay"),
     path("deals/<str:code>/", views.page("deal"), name="deal"),
     path("challenges/<uuid:challenge_id>/", views.page("challenge"), name="challenge"),
-    path("leaderboards/", views.page("leaderboards", vegas_start=format_score(VEGAS_START, vegas=True),
-                                     vegas_per_card=format_score(VEGAS_TO_FOUNDATION, vegas=True)), name="leaderboards"),
+    path("leaderboards/", views.page("leaderboards", vegas_start=VEGAS_START, vegas_per_card=VEGAS_TO_FOUNDATION),
+         name="leaderboards"),
     path("players/<str:username>/", views.page("profile"), name="profile"),
+    path("rules/", views.page("rules"), name="rules"),
     path("signup/", views.page("signup"), name="signup"),
     path("login/", views.page("login"), name="login"),
     path("account/", views.page("account"), name="account"),

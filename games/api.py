@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
@@ -59,7 +60,7 @@ def game_payload(game: Game, actor: Actor, engine: EngineGame | None = None) -> 
 def seen_payload(shown: viewer_policy.SeenGame) -> dict[str, Any]:
     game = shown.game
     if shown.delayed_by:
-        offered, reason = False, "the game is shown with a delay"
+        offered, reason = False, _("the game is shown with a delay")
     else:
         offered, reason = complete_status(game, shown.engine)
     return {
@@ -94,12 +95,12 @@ def get_game(game_id: Any) -> Game:
     try:
         return Game.objects.select_related("owner", "race", "daily").get(pk=game_id)
     except Game.DoesNotExist:
-        raise ServiceError("not_found", "there is no such game", 404) from None
+        raise ServiceError("not_found", _("there is no such game"), 404) from None
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise ServiceError("invalid", "the request body must be a JSON object")
+        raise ServiceError("invalid", _("the request body must be a JSON object"))
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -138,7 +139,9 @@ class GamesView(APIView):
         status = request.query_params.get("status")
         if status is not None:
             if status not in Game.Status.values:
-                raise ServiceError("invalid", "status must be one of " + ", ".join(Game.Status.values))
+                # Translators: %(name)s is the query parameter's name, %(values)s its values (kept as they are).
+                raise ServiceError("invalid", _("%(name)s must be one of %(values)s")
+                                   % {"name": "status", "values": ", ".join(Game.Status.values)})
             games = games.filter(status=status)
         paginator = GamePagination()
         page = paginator.paginate_queryset(games.select_related("owner", "race", "daily").order_by("-created_at"),
@@ -232,7 +235,7 @@ class ReplayView(APIView):
         with_views = query_flag(request, "views")
         game = get_game(game_id)
         if not viewer_policy.sight(game, actor_for(request)).reveal:
-            raise ServiceError("game_live", "the replay is available once the game is over", 409)
+            raise ServiceError("game_live", _("the replay is available once the game is over"), 409)
         rows = list(Move.objects.filter(game=game).order_by("seq"))
         moves = [{"seq": m.seq, "move": m.action, "flipped": m.flipped or None, "score": m.score,
                   "moves": m.moves, "at": m.created_at} for m in rows]

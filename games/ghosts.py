@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from api.errors import ServiceError
 from engine import Game as EngineGame
 from engine.views import ALL_CARDS, public_view, redact_view
@@ -25,10 +27,10 @@ def recorded(ghost_id: Any, actor: Actor) -> Game:
     read (over, and its race or daily deal over too), with at least one move."""
     game = Game.objects.select_related("owner", "race", "daily").filter(pk=ghost_id).first()
     if game is None:
-        raise ServiceError("not_found", "there is no such game to race", 404)
+        raise ServiceError("not_found", _("there is no such game to race"), 404)
     if game.is_live or not viewer_policy.sight(game, actor).reveal or game.started_at is None:
-        raise ServiceError("ghost_unavailable", "only a finished game with its result public (and at least one "
-                           "move) can be raced as a ghost", 409)
+        raise ServiceError("ghost_unavailable", _("only a finished game with its result public (and at least one "
+                                                  "move) can be raced as a ghost"), 409)
     return game
 
 
@@ -45,12 +47,12 @@ def ghost_at(game_id: Any, actor: Actor, elapsed: float) -> dict[str, Any]:
     (None: it has finished)."""
     game = Game.objects.select_related("ghost_of").filter(pk=game_id).first()
     if game is None:
-        raise ServiceError("not_found", "there is no such game", 404)
+        raise ServiceError("not_found", _("there is no such game"), 404)
     if not actor.owns(game):
-        raise ServiceError("not_your_game", "only the game's player races its ghost", 403)
+        raise ServiceError("not_your_game", _("only the game's player races its ghost"), 403)
     ghost = game.ghost_of
     if ghost is None:
-        raise ServiceError("no_ghost", "this game is not a ghost race", 409)
+        raise ServiceError("no_ghost", _("this game is not a ghost race"), 409)
     due = ghost.started_at + timedelta(seconds=max(0.0, elapsed))
     rows = list(Move.objects.filter(game=ghost).order_by("seq").values_list("seq", "action", "score", "moves",
                                                                               "created_at"))

@@ -10,11 +10,12 @@ from typing import Any, Callable
 
 from asgiref.sync import sync_to_async
 from django.db import connection
+from django.utils.translation import gettext as _
 
 from engine import Game as EngineGame, to_bytes
 from api.errors import ServiceError
 from games.models import Game
-from games.services import submit_move
+from games.services import game_over_detail, submit_move
 from games.solver_jobs import (COMPLETE_BUDGET_SECONDS, COMPLETE_SECONDS, HINT_BUDGET_SECONDS, QUEUE_WAIT_SECONDS,
                                solve_position)
 
@@ -22,12 +23,13 @@ from games.solver_jobs import (COMPLETE_BUDGET_SECONDS, COMPLETE_SECONDS, HINT_B
 def complete_status(game: Game, engine: EngineGame) -> tuple[bool, str]:
     """Whether Complete is offered, and why not when it is not."""
     if not game.is_live:
-        return False, "the game is over"
+        return False, _("the game is over")
     if game.kind == Game.Kind.CASUAL:
         return True, ""
     if engine.stock or engine.waste or any(engine.down):
-        return False, ("in a ranked game Complete is offered once every card is face up "
-                       "and the stock and the waste are empty")
+        # Translators: Complete is the button that plays the game to a win.
+        return False, _("in a ranked game Complete is offered once every card is face up "
+                        "and the stock and the waste are empty")
     return True, ""
 
 
@@ -35,15 +37,15 @@ def _snapshot_for_solving(game_id: Any, actor: Any, purpose: str) -> tuple[bytes
     try:
         game = Game.objects.select_related("race", "daily").get(pk=game_id)
     except (Game.DoesNotExist, ValueError):
-        raise ServiceError("not_found", "there is no such game", 404) from None
+        raise ServiceError("not_found", _("there is no such game"), 404) from None
     if not actor.owns(game):
-        raise ServiceError("not_your_game", "only the game's player can ask for this", 403)
+        raise ServiceError("not_your_game", _("only the game's player can ask for this"), 403)
     engine = game.engine()
     if purpose == "hint":
         if not game.is_live:
-            raise ServiceError("game_over", f"this game is over ({game.status})", 409)
+            raise ServiceError("game_over", game_over_detail(game.status), 409)
         if game.kind != Game.Kind.CASUAL:
-            raise ServiceError("hint_not_offered", "hints are for casual games only", 409)
+            raise ServiceError("hint_not_offered", _("hints are for casual games only"), 409)
     else:
         offered, reason = complete_status(game, engine)
         if not offered:
@@ -56,9 +58,9 @@ async def _solve(kind: str, state: bytes, code: str, budget: float, deadline: fl
     before ``deadline`` (``time.monotonic()``)."""
     result = await solve_position(kind, state, code, budget, deadline)
     if result["result"] == "lose":
-        raise ServiceError("not_winnable", "there is no way to win from here: undo or start a new game", 409)
+        raise ServiceError("not_winnable", _("there is no way to win from here: undo or start a new game"), 409)
     if result["result"] != "win":
-        raise ServiceError("solver_timeout", "no winning line was found in time: try again after a move", 409)
+        raise ServiceError("solver_timeout", _("no winning line was found in time: try again after a move"), 409)
     return result
 
 
@@ -93,7 +95,9 @@ async def complete(game_id: Any, actor: Any, seq: Any) -> dict[str, Any]:
     state, code, current = await sync_to_async(returning_connection(_snapshot_for_solving))(game_id, actor,
                                                                                           "complete")
     if seq is not None and seq != current + 1:
-        raise ServiceError("seq_conflict", f"the game is at event {current}: send seq {current + 1}", 409, seq=current)
+        # Translators: "seq" is the request's field (kept as it is): the number of the event sent.
+        raise ServiceError("seq_conflict", _("the game is at event %(seq)s: send seq %(next)s")
+                           % {"seq": current, "next": current + 1}, 409, seq=current)
     result = await _solve("complete", state, code, COMPLETE_BUDGET_SECONDS,
                           started + COMPLETE_BUDGET_SECONDS + QUEUE_WAIT_SECONDS)
     moves, last, played = result["moves"], None, 0

@@ -9,6 +9,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
@@ -66,7 +67,9 @@ def _error(code: str, detail: str, status: int, headers: dict[str, str] | None =
 
 
 def _method_not_allowed(request: HttpRequest, allowed: str) -> JsonResponse:
-    response = _error("method_not_allowed", f"{request.method} is not allowed here; allowed: {allowed}", 405)
+    # Translators: %(method)s and %(allowed)s are HTTP methods (GET, POST), kept as they are.
+    detail = _("%(method)s is not allowed here; allowed: %(allowed)s") % {"method": request.method, "allowed": allowed}
+    response = _error("method_not_allowed", detail, 405)
     response["Allow"] = allowed
     return response
 

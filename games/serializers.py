@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -89,7 +91,13 @@ class CreateGameSerializer(StrictSerializer):
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         chosen = [name for name in DEAL_CHOICES if data.get(name) not in (None, False)]
         if len(chosen) > 1:
-            raise serializers.ValidationError(f"{' and '.join(chosen)} each choose the deal: send one of them")
+            fields = chosen[0]
+            for name in chosen[1:]:
+                # Translators: joins the names of two request fields (kept as they are): "code and daily".
+                fields = pgettext("field names", "%(first)s and %(second)s") % {"first": fields, "second": name}
+            # Translators: %(fields)s names request fields (kept as they are): "code and daily".
+            raise serializers.ValidationError(_("%(fields)s each choose the deal: send one of them")
+                                              % {"fields": fields})
         return data
 
 

@@ -11,6 +11,8 @@ from uuid import UUID
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from engine import DealCode, DealCodeError, Move as EngineMove, MoveError, Scoring
 from engine import Game as EngineGame
@@ -20,6 +22,26 @@ from games import daily_deals, domain_events, ghosts, move_statements, winnable_
 from api.errors import ServiceError
 from games.models import DailyDeal, Game, Move
 from games.viewer_policy import Actor
+
+
+# "This game is over": a whole sentence for each way a game ends, for the translators.
+GAME_OVER = {
+    # Translators: the player won the game.
+    "won": gettext_noop("this game is over (won)"),
+    # Translators: the player gave up the game.
+    "resigned": gettext_noop("this game is over (resigned)"),
+    # Translators: a race's clock ran out before the player finished.
+    "timed_out": gettext_noop("this game is over (timed_out)"),
+    # Translators: nobody moved in the game for a long time.
+    "abandoned": gettext_noop("this game is over (abandoned)"),
+}
+
+
+def game_over_detail(status: str) -> str:
+    """``this game is over (won)``, in the reader's language."""
+    if status in GAME_OVER:
+        return _(GAME_OVER[status])
+    return _("this game is over (%(status)s)") % {"status": status}
 
 
 def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring: str = "normal",
@@ -33,7 +55,7 @@ def create_game(actor: Actor, *, code: str | None = None, draw: int = 1, scoring
     ghost race (``ghost``: a finished game's id) is a casual game on that game's deal,
     raced against its recorded moves (games.ghosts)."""
     if actor.user_id is None and not actor.guest_key:
-        raise ServiceError("not_authenticated", "log in or accept the session cookie to play", 401)
+        raise ServiceError("not_authenticated", _("log in or accept the session cookie to play"), 401)
     day, practice, ghost_of = None, False, None
     if ghost is not None:
         ghost_of = ghosts.recorded(ghost, actor)
@@ -110,9 +132,9 @@ def _locked_game(game_id: UUID | str, actor: Actor) -> Game:
     except ValueError:
         game = None
     if game is None:
-        raise ServiceError("not_found", "there is no such game", 404)
+        raise ServiceError("not_found", _("there is no such game"), 404)
     if not actor.owns(game):
-        raise ServiceError("not_your_game", "only the game's player can play it", 403)
+        raise ServiceError("not_your_game", _("only the game's player can play it"), 403)
     return game
 
 
@@ -126,7 +148,9 @@ def _previous_result(game: Game, seq: int, submitted: dict[str, Any]) -> dict[st
             return move_result(game, earlier, board)
     raise ServiceError(
         "seq_conflict",
-        f"the game is at event {game.seq}: send seq {game.seq + 1} after refreshing",
+        # Translators: "seq" is the request's field (kept as it is): the number of the event sent.
+        _("the game is at event %(seq)s: send seq %(next)s after refreshing")
+        % {"seq": game.seq, "next": game.seq + 1},
         409,
         seq=game.seq,
     )
@@ -136,7 +160,8 @@ def check_seq(seq: Any) -> None:
     """Every caller (REST, sockets, races, scripts) gets ``bad_seq`` for a seq that is
     not a positive integer, never a TypeError from comparing it."""
     if type(seq) is not int or seq < 1:
-        raise ServiceError("bad_seq", "seq must be a positive integer: the last event number you saw, plus one")
+        # Translators: "seq" is the request's field (kept as it is).
+        raise ServiceError("bad_seq", _("seq must be a positive integer: the last event number you saw, plus one"))
 
 
 def submit_move(game_id: UUID | str, actor: Actor, data: Any, seq: Any) -> dict[str, Any]:
@@ -162,7 +187,7 @@ def _apply_move(game_id: UUID | str, actor: Actor, move: EngineMove, submitted: 
         if seq != game.seq + 1:
             return _previous_result(game, seq, submitted)
         if not game.is_live:
-            raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
+            raise ServiceError("game_over", game_over_detail(game.status), 409, seq=game.seq)
         domain_events.emit(domain_events.MoveChecked(game))
         engine = game.engine()
         try:
@@ -224,7 +249,7 @@ def resign(game_id: UUID | str, actor: Actor, seq: Any = None) -> dict[str, Any]
         if seq is not None and seq != game.seq + 1:
             return _previous_result(game, seq, {"type": "resign"})
         if not game.is_live:
-            raise ServiceError("game_over", f"this game is over ({game.status})", 409, seq=game.seq)
+            raise ServiceError("game_over", game_over_detail(game.status), 409, seq=game.seq)
         domain_events.emit(domain_events.MoveChecked(game))
         game.seq += 1
         row = Move(

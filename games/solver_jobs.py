@@ -29,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from engine import DealCode, Game as EngineGame, Scoring, from_bytes
 from api.errors import ServiceError
@@ -102,12 +103,12 @@ slots = SolverSlots()
 
 
 def solver_busy() -> ServiceError:
-    return ServiceError("solver_busy", "the solvers are busy right now: try again in a few seconds", 503,
+    return ServiceError("solver_busy", _("the solvers are busy right now: try again in a few seconds"), 503,
                         retry_after=BUSY_RETRY_AFTER_SECONDS)
 
 
 def solver_failed() -> ServiceError:
-    return ServiceError("solver_failed", "the solver stopped before it answered: try again", 503,
+    return ServiceError("solver_failed", _("the solver stopped before it answered: try again"), 503,
                         retry_after=BUSY_RETRY_AFTER_SECONDS)
 
 
@@ -163,7 +164,8 @@ async def _on_workers(function: str, args: list[Any], budget: float, deadline: f
             raise solver_busy()
         answer = json.loads(reply[1])
         if "error" in answer:
-            raise ServiceError(answer["error"], answer["detail"], 503, retry_after=BUSY_RETRY_AFTER_SECONDS)
+            # The worker writes its sentence in English (games/tasks.py marks it): translated here.
+            raise ServiceError(answer["error"], _(answer["detail"]), 503, retry_after=BUSY_RETRY_AFTER_SECONDS)
         return answer["result"]
     finally:
         slots.release()

@@ -10,6 +10,7 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import ngettext
 
 from api.errors import ServiceError
 
@@ -18,7 +19,7 @@ PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 def parse_rate(rate: str) -> tuple[int, int]:
     """``20/min`` → (20, 60): the count, and the window in seconds."""
-    count, _, period = rate.partition("/")
+    count, _slash, period = rate.partition("/")
     return int(count), PERIODS[period[0]]
 
 
@@ -59,5 +60,7 @@ def check(user_id: int | None, guest_key: str, address: str) -> None:
         waits.append(wait_after_hit(player, settings.THROTTLE_SOLVER, now))
     wait = max(waits)
     if wait:
-        raise ServiceError("throttled", f"too many hints and Completes: try again in {wait} seconds", 429,
-                           retry_after=wait)
+        # Translators: Complete is the button that plays the game to a win.
+        detail = ngettext("too many hints and Completes: try again in %(seconds)s second",
+                          "too many hints and Completes: try again in %(seconds)s seconds", wait) % {"seconds": wait}
+        raise ServiceError("throttled", detail, 429, retry_after=wait)

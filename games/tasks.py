@@ -21,6 +21,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import close_old_connections
+from django.utils.translation import gettext_noop
 
 from games import solver_jobs, winnable_pool
 
@@ -62,13 +63,14 @@ def solve(job_id: str, function: str, args: list[Any]) -> None:
     _redis().expire(tries_key, solver_jobs.REPLY_KEEP_SECONDS)
     if tries > MAX_TRIES:
         logger.warning("solver job %s: its workers died %d times; given up", job_id, tries - 1)
+        # In English: the web process translates it for its reader (games.solver_jobs).
         return _reply(job_id, {"error": "solver_failed",
-                               "detail": "the solver stopped before it answered: try again"})
+                               "detail": gettext_noop("the solver stopped before it answered: try again")})
     try:
         result = FUNCTIONS[function](*args)
     except SoftTimeLimitExceeded:
         return _reply(job_id, {"error": "solver_timeout",
-                               "detail": "no winning line was found in time: try again after a move"})
+                               "detail": gettext_noop("no winning line was found in time: try again after a move")})
     _reply(job_id, {"result": result})
 
 

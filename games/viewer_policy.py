@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from engine import Game as EngineGame
 from engine import full_view, public_view
@@ -137,7 +138,7 @@ def sight(game: Game, actor: Actor, *, racers: list[RacerGame] | None = None) ->
     if actor.owns(game):
         return Sight(PLAYER, 0, reveal)
     if game.daily_secret:
-        raise ServiceError("daily_hidden", "another player's daily attempt can be seen once the day is over", 403)
+        raise ServiceError("daily_hidden", _("another player's daily attempt can be seen once the day is over"), 403)
     race = game.race if game.race_id is not None else None
     if race is None or race.status != race.Status.STARTED:
         return Sight(SPECTATOR, 0, reveal)
@@ -238,7 +239,7 @@ class RaceKnowledge:
         if not history or not self.delay:
             return self._now(game_id)
         wanted = history[-1][0] - self.delay
-        for seq, seen, _ in reversed(history):
+        for seq, seen, _unused in reversed(history):
             if seq <= wanted:
                 return seen, True  # shown before its last event: still being played then
         return self.opening, True  # nothing kept that old: the deal's own (fewest) cards

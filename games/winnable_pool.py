@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import solver_jobs
 from engine import DealCode, Scoring
@@ -66,8 +67,8 @@ def take_many(draw: int, scoring: str, count: int) -> list[DealCode]:
     chosen = list(stock[kept:kept + count])
     if not chosen:
         request_top_up(draw, scoring)
-        raise ServiceError("no_winnable_deal", "no proven-winnable deal is ready for this mode right now: "
-                           "try again in a few seconds, or start a random deal", 503,
+        raise ServiceError("no_winnable_deal", _("no proven-winnable deal is ready for this mode right now: "
+                                                 "try again in a few seconds, or start a random deal"), 503,
                            retry_after=EMPTY_RETRY_AFTER_SECONDS)
     SolvedDeal.objects.filter(pk__in=[row.pk for row in chosen]).update(handed_out_at=timezone.now())
     transaction.on_commit(lambda: request_top_up(draw, scoring))
@@ -85,8 +86,8 @@ def take(draw: int, scoring: str) -> DealCode:
     chosen = next(iter(stock[kept:kept + 1]), None)
     if chosen is None:
         request_top_up(draw, scoring)
-        raise ServiceError("no_winnable_deal", "no proven-winnable deal is ready for this mode right now: "
-                           "try again in a few seconds, or start a random deal", 503,
+        raise ServiceError("no_winnable_deal", _("no proven-winnable deal is ready for this mode right now: "
+                                                 "try again in a few seconds, or start a random deal"), 503,
                            retry_after=EMPTY_RETRY_AFTER_SECONDS)
     SolvedDeal.objects.filter(pk=chosen.pk).update(handed_out_at=timezone.now())
     transaction.on_commit(lambda: request_top_up(draw, scoring))
@@ -160,7 +161,7 @@ def _fill(draw: int, scoring: str, high: int, lock: TopUpLock, solve: Callable[[
             result = solve(number, draw, scoring)
         except ServiceError:  # stopped while waiting for a solver slot
             break
-        _, created = SolvedDeal.objects.get_or_create(draw=draw, scoring=scoring, deal_number=number, defaults={
+        _row, created = SolvedDeal.objects.get_or_create(draw=draw, scoring=scoring, deal_number=number, defaults={
             "result": result["result"], "nodes": result["nodes"], "seconds": result["seconds"]})
         if created and result["result"] == SolvedDeal.Result.WIN:
             added += 1

@@ -6,6 +6,7 @@ import datetime as dt
 import re
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -34,7 +35,8 @@ def paging(request: Request) -> tuple[int, int]:
 def draw_param(request: Request) -> int:
     draw = request.query_params.get("draw", "1")
     if draw not in ("1", "3"):
-        raise ServiceError("invalid", "draw must be 1 or 3")
+        # Translators: %(name)s is the query parameter's name (kept as it is).
+        raise ServiceError("invalid", _("%(name)s must be 1 or 3") % {"name": "draw"})
     return int(draw)
 
 
@@ -49,7 +51,9 @@ def date_param(request: Request) -> dt.date:
             raise ValueError(text)
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise ServiceError("invalid", "date must be a date written YYYY-MM-DD") from None
+        # Translators: %(name)s is the query parameter's name (kept as it is); YYYY-MM-DD is the format of the
+        # date in the address, which stays as it is (2026-12-31).
+        raise ServiceError("invalid", _("%(name)s must be a date written YYYY-MM-DD") % {"name": "date"}) from None
 
 
 class StandingSerializer(serializers.Serializer):
@@ -226,5 +230,5 @@ class StatsView(APIView):
     def get(self, request: Request, username: str) -> Response:
         user = get_user_model().objects.filter(username__iexact=username, is_active=True).first()
         if user is None:
-            raise ServiceError("not_found", "there is no such player", 404)
+            raise ServiceError("not_found", _("there is no such player"), 404)
         return Response(services.player_stats(user))

@@ -10,6 +10,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from api.errors import ServiceError
 from games import domain_events
@@ -18,6 +20,13 @@ from matchmaking.models import Challenge, QueueTicket
 from races import services as races
 
 EXPIRES_AFTER = timedelta(minutes=15)
+# Why a challenge can no longer be answered: a whole sentence for each status.
+NOT_PENDING = {
+    Challenge.Status.ACCEPTED: gettext_noop("this challenge has been accepted"),
+    Challenge.Status.DECLINED: gettext_noop("this challenge has been declined"),
+    Challenge.Status.CANCELLED: gettext_noop("this challenge has been cancelled"),
+    Challenge.Status.EXPIRED: gettext_noop("this challenge has expired"),
+}
 MAX_PENDING = 10  # a player's open challenges at once: invitations are not spam
 
 
@@ -54,14 +63,17 @@ def create(challenger: Any, *, username: str | None = None, draw: int = 1, scori
     if username is not None:
         challenged = get_user_model().objects.filter(username__iexact=username, is_active=True).first()
         if challenged is None:
-            raise ServiceError("not_found", "there is no such player", 404)
+            raise ServiceError("not_found", _("there is no such player"), 404)
         if challenged.pk == challenger.pk:
-            raise ServiceError("own_challenge", "you cannot challenge yourself", 409)
+            raise ServiceError("own_challenge", _("you cannot challenge yourself"), 409)
     with transaction.atomic():
         expire_due()
         races.ensure_free(challenger)
         if Challenge.objects.filter(challenger=challenger, status=Challenge.Status.PENDING).count() >= MAX_PENDING:
-            raise ServiceError("too_many_challenges", f"you have {MAX_PENDING} open challenges: cancel one first", 409)
+            detail = ngettext("you have %(count)s open challenge: cancel one first",
+                              "you have %(count)s open challenges: cancel one first",
+                              MAX_PENDING) % {"count": MAX_PENDING}
+            raise ServiceError("too_many_challenges", detail, 409)
         challenge = Challenge.objects.create(challenger=challenger, challenged=challenged, draw=draw, scoring=scoring,
                                              rated=rated, time_limit=time_limit,
                                              expires_at=timezone.now() + EXPIRES_AFTER)
@@ -74,7 +86,7 @@ def _locked(challenge_id: Any) -> Challenge:
         challenge = (Challenge.objects.select_for_update(of=("self",)).select_related("challenger", "challenged")
                      .get(pk=challenge_id))
     except (Challenge.DoesNotExist, ValueError):
-        raise ServiceError("not_found", "there is no such challenge", 404) from None
+        raise ServiceError("not_found", _("there is no such challenge"), 404) from None
     if challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now():
         challenge.status = Challenge.Status.EXPIRED
         challenge.save(update_fields=["status"])
@@ -83,7 +95,9 @@ def _locked(challenge_id: Any) -> Challenge:
 
 def _still_pending(challenge: Challenge) -> None:
     if challenge.status != Challenge.Status.PENDING:
-        raise ServiceError(f"challenge_{challenge.status}", f"this challenge has been {challenge.status}", 409,
+        detail = (_(NOT_PENDING[challenge.status]) if challenge.status in NOT_PENDING
+                  else _("this challenge has been %(status)s") % {"status": challenge.status})
+        raise ServiceError(f"challenge_{challenge.status}", detail, 409,
                            race=str(challenge.race_id) if challenge.race_id else None)
 
 
@@ -92,13 +106,13 @@ def accept(challenge_id: Any, user: Any) -> Challenge:
         challenge = _locked(challenge_id)
         _still_pending(challenge)
         if challenge.challenger_id == user.pk:
-            raise ServiceError("own_challenge", "this is your own challenge: wait for someone to accept it", 409)
+            raise ServiceError("own_challenge", _("this is your own challenge: wait for someone to accept it"), 409)
         if challenge.challenged_id not in (None, user.pk):
-            raise ServiceError("not_challenged", "this challenge is for another player", 403)
+            raise ServiceError("not_challenged", _("this challenge is for another player"), 403)
         races.ensure_free(user)
         if races.racing_now(challenge.challenger) is not None:
-            raise ServiceError("challenger_busy", f"{challenge.challenger.username} is racing right now: "
-                               "try again when their race is over", 409)
+            raise ServiceError("challenger_busy", _("%(name)s is racing right now: try again when their race is over")
+                               % {"name": challenge.challenger.username}, 409)
         race = races.start_race_now([challenge.challenger, user], draw=challenge.draw, scoring=challenge.scoring,
                                     rated=challenge.rated, time_limit=challenge.time_limit, public=True)
         QueueTicket.objects.filter(user__in=[challenge.challenger, user], race=None).delete()
@@ -116,9 +130,11 @@ def answer(challenge_id: Any, user: Any, status: str) -> Challenge:
         _still_pending(challenge)
         allowed = challenge.challenged_id if status == Challenge.Status.DECLINED else challenge.challenger_id
         if allowed != user.pk:
-            action = "decline" if status == Challenge.Status.DECLINED else "cancel"
-            raise ServiceError("not_allowed", f"only the {'challenged player' if action == 'decline' else 'challenger'}"
-                               f" can {action} this challenge", 403)
+            if status == Challenge.Status.DECLINED:
+                detail = _("only the challenged player can decline this challenge")
+            else:
+                detail = _("only the challenger can cancel this challenge")
+            raise ServiceError("not_allowed", detail, 403)
         challenge.status, challenge.answered_at = status, timezone.now()
         challenge.save(update_fields=["status", "answered_at"])
         _announce(challenge)
@@ -137,5 +153,5 @@ def get(challenge_id: Any) -> Challenge:
     expire_due()
     challenge = Challenge.objects.select_related("challenger", "challenged").filter(pk=challenge_id).first()
     if challenge is None:
-        raise ServiceError("not_found", "there is no such challenge", 404)
+        raise ServiceError("not_found", _("there is no such challenge"), 404)
     return challenge

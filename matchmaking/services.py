@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from api.errors import ServiceError
 from games import domain_events
@@ -57,7 +58,8 @@ def enqueue(user: Any, draw: int, scoring: str) -> QueueTicket:
     """Put the player in the queue for this mode (again, if they were matched before
     or waited for another mode). Refused while they are in a race."""
     if draw not in (1, 3) or scoring not in ("normal", "vegas"):
-        raise ServiceError("invalid", "draw is 1 or 3 and scoring normal or vegas")
+        # Translators: draw, scoring, normal and vegas are the request's fields and values: keep them as they are.
+        raise ServiceError("invalid", _("draw is 1 or 3 and scoring normal or vegas"))
     with transaction.atomic():
         races.ensure_free(user)
         now = timezone.now()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -40,8 +41,8 @@ class CreateRaceSerializer(StrictSerializer):
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         data.setdefault("rated", not data["open_boards"])
         if data["rated"] and data["open_boards"]:
-            raise serializers.ValidationError("open boards show every card to everyone: only an unrated race "
-                                              "may have them")
+            raise serializers.ValidationError(_("open boards show every card to everyone: only an unrated race "
+                                                "may have them"))
         return data
 
 
@@ -91,7 +92,7 @@ class RaceSerializer(serializers.Serializer):
 def race_or_404(race_id: Any) -> Race:
     race = Race.objects.select_related("host").filter(pk=race_id).first()
     if race is None:
-        raise ServiceError("not_found", "there is no such race", 404)
+        raise ServiceError("not_found", _("there is no such race"), 404)
     return race
 
 

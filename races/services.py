@@ -12,6 +12,8 @@ from typing import Any
 
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import domain_events, viewer_policy
 from engine import DealCode, Scoring, to_bytes
@@ -89,7 +91,7 @@ def _locked_race(race_id: Any) -> Race:
     try:
         return Race.objects.select_for_update().select_related("host").get(pk=race_id)
     except (Race.DoesNotExist, ValueError):
-        raise ServiceError("not_found", "there is no such race", 404) from None
+        raise ServiceError("not_found", _("there is no such race"), 404) from None
 
 
 def _announce(race: Race) -> None:
@@ -100,9 +102,10 @@ def create_race(user: Any, *, draw: int = 1, scoring: str = "normal", max_player
                 public: bool = True, time_limit: int = 600, spectator_delay: int = 0, rated: bool = True,
                 open_boards: bool = False) -> Race:
     if not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
-        raise ServiceError("invalid", f"a race has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        raise ServiceError("invalid", _("a race has %(min)s to %(max)s players")
+                           % {"min": MIN_PLAYERS, "max": MAX_PLAYERS})
     if open_boards and rated:
-        raise ServiceError("invalid", "open boards show every card to everyone: only an unrated race may have them")
+        raise ServiceError("invalid", _("open boards show every card to everyone: only an unrated race may have them"))
     with transaction.atomic():
         race = Race.objects.create(host=user, draw=draw, scoring=scoring, max_players=max_players,
                                    public=public, time_limit=time_limit, spectator_delay=spectator_delay,
@@ -116,11 +119,13 @@ def join_race(race_id: Any, user: Any) -> Race:
     with transaction.atomic():
         race = _locked_race(race_id)
         if race.status != Race.Status.OPEN:
-            raise ServiceError("race_started", "this race has already started", 409)
+            raise ServiceError("race_started", _("this race has already started"), 409)
         if race.entries.filter(user=user).exists():
-            raise ServiceError("already_joined", "you are already in this race", 409)
+            raise ServiceError("already_joined", _("you are already in this race"), 409)
         if race.entries.count() >= race.max_players:
-            raise ServiceError("race_full", f"this race is full ({race.max_players} players)", 409)
+            full = ngettext("this race is full (%(count)s player)", "this race is full (%(count)s players)",
+                            race.max_players) % {"count": race.max_players}
+            raise ServiceError("race_full", full, 409)
         RaceEntry.objects.create(race=race, user=user)
         race.entries.update(ready=False)  # a new opponent: everyone confirms again
         _announce(race)
@@ -131,10 +136,10 @@ def leave_race(race_id: Any, user: Any) -> Race:
     with transaction.atomic():
         race = _locked_race(race_id)
         if race.status != Race.Status.OPEN:
-            raise ServiceError("race_started", "a started race cannot be left: resign instead", 409)
-        deleted, _ = race.entries.filter(user=user).delete()
+            raise ServiceError("race_started", _("a started race cannot be left: resign instead"), 409)
+        deleted, _by_model = race.entries.filter(user=user).delete()
         if not deleted:
-            raise ServiceError("not_in_race", "you are not in this race", 409)
+            raise ServiceError("not_in_race", _("you are not in this race"), 409)
         remaining = list(race.entries.select_related("user"))
         if not remaining:
             race.status = Race.Status.CANCELLED
@@ -149,9 +154,9 @@ def set_ready(race_id: Any, user: Any, ready: bool = True) -> Race:
     with transaction.atomic():
         race = _locked_race(race_id)
         if race.status != Race.Status.OPEN:
-            raise ServiceError("race_started", "this race has already started", 409)
+            raise ServiceError("race_started", _("this race has already started"), 409)
         if not race.entries.filter(user=user).update(ready=ready):
-            raise ServiceError("not_in_race", "you are not in this race", 409)
+            raise ServiceError("not_in_race", _("you are not in this race"), 409)
         entries = list(race.entries.all())
         if len(entries) >= MIN_PLAYERS and all(e.ready for e in entries):
             _start(race, entries)
@@ -250,7 +255,7 @@ def racing_among(user_ids: list[Any]) -> set[Any]:
 
 def ensure_free(user: Any) -> None:
     if (race := racing_now(user)) is not None:
-        raise ServiceError("already_racing", "you are already in a race: finish or leave it first", 409,
+        raise ServiceError("already_racing", _("you are already in a race: finish or leave it first"), 409,
                            race=str(race.id))
 
 
@@ -260,12 +265,12 @@ def confirm_rematch(race_id: Any, user: Any) -> Race:
     with transaction.atomic():
         race = _locked_race(race_id)
         if race.status != Race.Status.FINISHED:
-            raise ServiceError("race_not_finished", "a rematch is offered once the race is finished", 409)
+            raise ServiceError("race_not_finished", _("a rematch is offered once the race is finished"), 409)
         if race.rematch_id is not None:
             return race
         entry = race.entries.filter(user=user).first()
         if entry is None:
-            raise ServiceError("not_in_race", "only the racers of this race can ask for a rematch", 409)
+            raise ServiceError("not_in_race", _("only the racers of this race can ask for a rematch"), 409)
         entry.rematch = True
         entry.save(update_fields=["rematch"])
         entries = list(race.entries.select_related("user"))
@@ -287,16 +292,17 @@ def check_clock(game: Game) -> None:
         return
     now = timezone.now()
     if now < race.starts_at:
-        raise ServiceError("race_not_started", "the race has not started yet", 409, starts_at=race.starts_at.isoformat())
+        raise ServiceError("race_not_started", _("the race has not started yet"), 409,
+                           starts_at=race.starts_at.isoformat())
     if now >= race.ends_at or race.status == Race.Status.FINISHED:
         # The race finishes after the rollback (races/listeners.py).
-        raise ServiceError("race_over", "the race is over", 409)
+        raise ServiceError("race_over", _("the race is over"), 409)
 
 
 def _racer_game_id(race_id: Any, user: Any) -> Any:
     entry = RaceEntry.objects.filter(race_id=race_id, user=user).first()
     if entry is None or entry.game_id is None:
-        raise ServiceError("not_in_race", "you are not racing in this race", 409)
+        raise ServiceError("not_in_race", _("you are not racing in this race"), 409)
     return entry.game_id
 
 

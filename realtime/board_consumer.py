@@ -8,6 +8,8 @@ import datetime as dt
 from typing import Any
 from urllib.parse import parse_qs
 
+from django.utils.translation import gettext as _
+
 from realtime.database_threads import db_async
 
 from realtime.consumers import CLOSE_NOT_FOUND, ProtocolConsumer
@@ -47,7 +49,8 @@ class BoardConsumer(ProtocolConsumer):
         spec = board_spec(parse_qs(self.scope.get("query_string", b"").decode("latin-1")))
         if spec is None:
             await self.send_json({"type": "error", "error": "not_found",
-                                  "detail": "board must be vegas, races or daily (with draw 1 or 3, date YYYY-MM-DD)"})
+                                  # Translators: vegas, races, daily, draw and date are values and names of the URL's query: keep them.
+                                  "detail": _("board must be vegas, races or daily (with draw 1 or 3, date YYYY-MM-DD)")})
             return await self.close(code=CLOSE_NOT_FOUND)
         name, self.compute = spec
         self.group = publishing.board_group(name)

@@ -18,7 +18,13 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from api.texts import localized
+from engine.text import Text
 from realtime.database_threads import db_async
+from realtime.socket_language import language_of
 from autobahn.exception import Disconnected
 from channels.exceptions import AcceptConnection, DenyConnection, StopConsumer
 from channels.consumer import get_handler_name
@@ -76,7 +82,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.warning("no handler for message type %s", message.get("type"))
             return
         async with self.turn:
-            await self.handle_safely(handler, message)
+            with translation.override(self.language):
+                await self.handle_safely(handler, message)
 
     @functools.cached_property
     def turn(self) -> asyncio.Lock:
@@ -98,7 +105,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.exception("error handling %s", message.get("type"))
             with contextlib.suppress(Exception):
                 await self.send_json({"type": "error", "error": "server_error",
-                                      "detail": "something went wrong on our side; resync with a sync message"})
+                                      "detail": _("something went wrong on our side; resync with a sync message")})
 
     closed = False
     accepted = False
@@ -122,7 +129,16 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         self.closed = True
         await super().websocket_disconnect(message)
 
+    # The reader's language (realtime.socket_language), active while a message is
+    # handled: refusals are raised in it, engine Texts rendered in it (send_json).
+    language = "en"
+
     async def websocket_connect(self, message: dict[str, Any]) -> None:
+        self.language = language_of(self.scope)
+        with translation.override(self.language):
+            await self.connect_in_language(message)
+
+    async def connect_in_language(self, message: dict[str, Any]) -> None:
         self.tokens = RATE_BURST
         self.refilled = time.monotonic()
         self.violations = 0
@@ -169,10 +185,10 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_RECONNECT)
 
     async def auth_revoked(self, message: dict[str, Any]) -> None:
-        await self.shut_out("token_revoked", "the token this socket was opened with has been revoked")
+        await self.shut_out("token_revoked", _("the token this socket was opened with has been revoked"))
 
     async def auth_signed_out(self, message: dict[str, Any]) -> None:
-        await self.shut_out("signed_out", "this session has been signed out: log in again")
+        await self.shut_out("signed_out", _("this session has been signed out: log in again"))
 
     def signed_in_session_key(self) -> str | None:
         """The session key of a socket signed in by its session cookie."""
@@ -184,7 +200,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def may_play(self, data: dict[str, Any]) -> bool:
         """A token of scope read may watch, not play."""
         if self.scope.get("token_scope") == "read":
-            await self.refuse("token_scope", "this token's scope is read: it cannot play or change anything", data)
+            # Translators: "read" is the name of a token scope.
+            await self.refuse("token_scope", _("this token's scope is read: it cannot play or change anything"), data)
             return False
         return True
 
@@ -193,9 +210,10 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         refused here and counts toward the violation limit."""
         try:
             if not self.take_token():
-                raise FrameError("rate_limited", f"at most {RATE_PER_SECOND:g} messages a second")
+                raise FrameError("rate_limited",
+                                 _("at most %(rate)s messages a second") % {"rate": f"{RATE_PER_SECOND:g}"})
             if text_data is None:
-                raise FrameError("bad_frame", "frames are JSON text, not binary")
+                raise FrameError("bad_frame", _("frames are JSON text, not binary"))
             frame_type, data = socket_protocol.read_frame(text_data, self.frames)
         except FrameError as error:
             return await self.violation(error)
@@ -243,6 +261,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         await super().close(code=code, reason=reason)
 
     async def send_json(self, content: dict[str, Any]) -> None:
+        if content.get("type") == "error" and isinstance(content.get("detail"), Text):
+            content = {**content, "detail": localized(content["detail"])}
         await self.send(text_data=json.dumps(content, default=str))
 
     def actor(self) -> Actor:
@@ -391,7 +411,7 @@ class GameConsumer(RaceViewing, ProtocolConsumer):
         game, sight, refusal = await load_game(self.game_id, actor)
         await self.accept()
         if game is None:
-            await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such game"})
+            await self.send_json({"type": "error", "error": "not_found", "detail": _("there is no such game")})
             self.group = None
             return await self.close(code=CLOSE_NOT_FOUND)
         if refusal is not None:
@@ -451,7 +471,7 @@ class GameConsumer(RaceViewing, ProtocolConsumer):
 
     async def play(self, data: dict[str, Any], action: Any) -> None:
         if not self.player:
-            return await self.refuse("not_your_game", "only the game's player can play it", data)
+            return await self.refuse("not_your_game", _("only the game's player can play it"), data)
         if not await self.may_play(data):
             return
         try:
@@ -554,7 +574,7 @@ class NotFoundConsumer(ProtocolConsumer):
 
     async def connect(self) -> None:
         await self.accept()
-        await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such endpoint"})
+        await self.send_json({"type": "error", "error": "not_found", "detail": _("there is no such endpoint")})
         await self.close(code=CLOSE_NOT_FOUND)
 
 
@@ -585,7 +605,7 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
         race, payload = await load_race(self.race_id, self.actor())
         await self.accept()
         if race is None:
-            await self.send_json({"type": "error", "error": "not_found", "detail": "there is no such race"})
+            await self.send_json({"type": "error", "error": "not_found", "detail": _("there is no such race")})
             self.group = None
             return await self.close(code=CLOSE_NOT_FOUND)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -641,7 +661,7 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
         await run_service(races.finish_race, self.race_id)
 
     async def race_changed(self, message: dict[str, Any]) -> None:
-        _, payload = await load_race(self.race_id, self.actor())
+        _race, payload = await load_race(self.race_id, self.actor())
         if payload is None:
             return
         if self.watching and self.racer(payload):
@@ -663,7 +683,7 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
 
     async def resync(self) -> None:
         """The race's state, what this viewer may know, and every board's missed events."""
-        _, payload = await load_race(self.race_id, self.actor())
+        _race, payload = await load_race(self.race_id, self.actor())
         if payload is None:
             return
         self.knowledge = None  # read again from the database by show()
@@ -674,7 +694,7 @@ class RaceConsumer(RaceViewing, ProtocolConsumer):
     async def act(self, data: dict[str, Any], function: Any, *args: Any) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            return await self.refuse("not_authenticated", "log in to race", data)
+            return await self.refuse("not_authenticated", _("log in to race"), data)
         if not await self.may_play(data):
             return
         try:

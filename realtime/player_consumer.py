@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from api.errors import ServiceError
 from matchmaking import challenges
 from matchmaking import services as matchmaking
@@ -31,7 +33,7 @@ class PlayerConsumer(ProtocolConsumer):
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.send_json({"type": "error", "error": "not_authenticated",
-                                  "detail": "log in to race other players"})
+                                  "detail": _("log in to race other players")})
             return await self.close(code=CLOSE_FORBIDDEN)
         self.user = user
         self.group = publishing.player_group(user.pk)

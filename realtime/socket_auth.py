@@ -16,6 +16,7 @@ from urllib.parse import parse_qs
 
 from channels.auth import AuthMiddlewareStack
 from channels.middleware import BaseMiddleware
+from django.utils.translation import gettext_lazy
 
 from realtime.database_threads import db_async
 
@@ -40,7 +41,8 @@ def _from_ticket(ticket: str) -> dict[str, Any]:
     held = tokens.take_ticket(ticket)
     user = held and get_user_model().objects.filter(pk=held.user_id, is_active=True).first()
     if not user:
-        return {"auth_refused": ("ticket_invalid", "the ticket is unknown, used or expired: ask for a new one")}
+        # Lazy: no language is active here; the consumer says it in the socket's language.
+        return {"auth_refused": ("ticket_invalid", gettext_lazy("the ticket is unknown, used or expired: ask for a new one"))}
     return {"user": user, "token_scope": held.scope, "token_digest": held.token_digest,
             "ticket_session": held.session_digest}
 

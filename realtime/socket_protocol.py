@@ -1,12 +1,16 @@
 """The WebSocket protocol's client frames (docs/realtime.md): which frame types each
 socket takes, each field's type, and the bounded parser that turns a text frame into
-validated data. Pure Python, no Django: the consumers call :func:`read_frame` once."""
+validated data. Pure Python, no Django: the consumers call :func:`read_frame` once.
+Its error details are :class:`engine.text.Text` values (here ``Sentence``, beside the
+frame field type ``Text``), which the consumers render in the socket's language."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from engine.text import Text as Sentence, gettext_noop
 
 MAX_FRAME_BYTES = 4096
 # Real frames nest two deep (a move inside a frame); json.loads recurses once per level.
@@ -39,18 +43,19 @@ class FrameError(Exception):
 def json_kind(value: Any) -> str:
     """What a parsed JSON value is, in words for an error detail."""
     if value is None:
-        return "null"
+        # Translators: the JSON value null, as the value a frame sent ("… must be an integer, not null").
+        return Sentence(gettext_noop("null"))
     if isinstance(value, bool):
-        return "a boolean"
+        return Sentence(gettext_noop("a boolean"))
     if isinstance(value, int):
-        return "an integer"
+        return Sentence(gettext_noop("an integer"))
     if isinstance(value, float):
-        return "a number with a fraction"
+        return Sentence(gettext_noop("a number with a fraction"))
     if isinstance(value, str):
-        return "a string"
+        return Sentence(gettext_noop("a string"))
     if isinstance(value, list):
-        return "an array"
-    return "an object"
+        return Sentence(gettext_noop("an array"))
+    return Sentence(gettext_noop("an object"))
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,8 @@ class Integer:
         return type(value) is int and self.minimum <= value <= self.maximum
 
     def describe(self) -> str:
-        return f"an integer from {self.minimum} to {self.maximum}"
+        return Sentence(gettext_noop("an integer from %(minimum)s to %(maximum)s"),
+                        minimum=self.minimum, maximum=self.maximum)
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,8 @@ class Boolean:
         return isinstance(value, bool)
 
     def describe(self) -> str:
-        return "true or false"
+        # Translators: the JSON values true and false: keep them as they are.
+        return Sentence(gettext_noop("true or false"))
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,7 @@ class Text:
         return isinstance(value, str) and len(value) <= self.max_length
 
     def describe(self) -> str:
-        return f"a string of at most {self.max_length} characters"
+        return Sentence(gettext_noop("a string of at most %(max_length)s characters"), max_length=self.max_length)
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,7 @@ class JSONObject:
         return isinstance(value, dict)
 
     def describe(self) -> str:
-        return "an object"
+        return Sentence(gettext_noop("an object"))
 
 
 @dataclass(frozen=True)
@@ -119,7 +126,12 @@ class OneOf:
         return any(choice.accepts(value) for choice in self.choices)
 
     def describe(self) -> str:
-        return " or ".join(choice.describe() for choice in self.choices)
+        described = [choice.describe() for choice in self.choices]
+        text = described[-1]
+        for earlier in reversed(described[:-1]):
+            # Translators: two things a field may be, as in "1 or 3", "a string or an integer".
+            text = Sentence(gettext_noop("%(first)s or %(second)s"), first=earlier, second=text)
+        return text
 
 
 @dataclass(frozen=True)
@@ -226,13 +238,15 @@ def parse_json(text: str) -> Any:
     """The frame's JSON value, bounded in size and depth; ``NaN`` and ``Infinity``
     (which Python's parser accepts) are not JSON."""
     if len(text) > MAX_FRAME_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
-        raise FrameError("frame_too_large", f"frames are limited to {MAX_FRAME_BYTES} bytes")
+        raise FrameError("frame_too_large", Sentence(gettext_noop("frames are limited to %(limit)s bytes"),
+                                                     limit=MAX_FRAME_BYTES))
     if too_deep(text):
-        raise FrameError("bad_json", f"the frame is nested too deep (at most {MAX_FRAME_DEPTH} levels)")
+        raise FrameError("bad_json", Sentence(gettext_noop("the frame is nested too deep (at most %(limit)s levels)"),
+                                              limit=MAX_FRAME_DEPTH))
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except ValueError:
-        raise FrameError("bad_json", "the frame is not valid JSON") from None
+        raise FrameError("bad_json", Sentence(gettext_noop("the frame is not valid JSON"))) from None
 
 
 def read_frame(text: str, frames: Mapping[str, Frame]) -> tuple[str, dict[str, Any]]:
@@ -240,13 +254,15 @@ def read_frame(text: str, frames: Mapping[str, Frame]) -> tuple[str, dict[str, A
     :class:`FrameError` with the first thing wrong with it."""
     data = parse_json(text)
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise FrameError("bad_message", 'a message is a JSON object with a "type"')
+        # Translators: "type" is a JSON key: keep it as it is.
+        raise FrameError("bad_message", Sentence(gettext_noop('a message is a JSON object with a "type"')))
     frame_type = data["type"]
     # A bad id is not echoed: the error would carry it back as it came.
     frame_id = data.get("id") if CORRELATION_ID.accepts(data.get("id")) else None
     spec = frames.get(frame_type)
     if spec is None:
-        raise FrameError("unknown_type", f"unknown message type {frame_type[:40]!r}", frame_id=frame_id)
+        raise FrameError("unknown_type", Sentence(gettext_noop("unknown message type %(type)s"),
+                                                  type=repr(frame_type[:40])), frame_id=frame_id)
     problem = field_problem(frame_type, spec, data)
     if problem is not None:
         code, name, detail = problem
@@ -259,14 +275,23 @@ def field_problem(frame_type: str, spec: Frame, data: dict[str, Any]) -> tuple[s
     fields = spec.all_fields()
     unknown = sorted(name[:40] for name in data if name != "type" and name not in fields)
     if unknown:
-        return "unknown_field", unknown[0], (f"a {frame_type!r} frame has no field {unknown[0]!r} "
-                                             f"(it takes: {', '.join(fields)})")
+        # Translators: %(type)s is a frame's type ('move'), %(field)s and %(fields)s field names: as sent.
+        return "unknown_field", unknown[0], Sentence(gettext_noop("a %(type)s frame has no field %(field)s "
+                                                                  "(it takes: %(fields)s)"),
+                                                     type=repr(frame_type), field=repr(unknown[0]),
+                                                     fields=", ".join(fields))
     for name, spec_field in fields.items():
         if name not in data:
             if spec_field.required:
-                return "missing_field", name, f"a {frame_type!r} frame needs {name!r}: {spec_field.kind.describe()}"
+                # Translators: %(type)s is a frame's type ('move'), %(field)s a field name; %(kind)s what it takes.
+                return "missing_field", name, Sentence(gettext_noop("a %(type)s frame needs %(field)s: %(kind)s"),
+                                                       type=repr(frame_type), field=repr(name),
+                                                       kind=spec_field.kind.describe())
         elif not spec_field.kind.accepts(data[name]):
-            return "bad_field", name, f"{name!r} must be {spec_field.kind.describe()}, not {shown(data[name])}"
+            # Translators: %(field)s is a field name; %(kind)s what it takes, %(value)s what came ("an integer from 1 to 5, not a string").
+            return "bad_field", name, Sentence(gettext_noop("%(field)s must be %(kind)s, not %(value)s"),
+                                               field=repr(name), kind=spec_field.kind.describe(),
+                                               value=shown(data[name]))
     return None
 
 
@@ -274,7 +299,9 @@ def shown(value: Any) -> str:
     """A refused value in an error detail: small integers as they are (a range was
     missed), long strings by their length, anything else by its kind."""
     if type(value) is int:
-        return str(value) if abs(value) < 10**15 else f"an integer of {len(str(abs(value)))} digits"
+        if abs(value) < 10**15:
+            return str(value)
+        return Sentence(gettext_noop("an integer of %(digits)s digits"), digits=len(str(abs(value))))
     if isinstance(value, str) and len(value) > MAX_ID_LENGTH:
-        return f"a string of {len(value)} characters"
+        return Sentence(gettext_noop("a string of %(length)s characters"), length=len(value))
     return json_kind(value)

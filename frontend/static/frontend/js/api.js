@@ -3,6 +3,7 @@
 // notice, a few times before it reaches the caller (a move carries its seq, so a
 // retry is never applied twice).
 
+import { gettext } from "./i18n.js";
 import { isOutage, retryDelay } from "./socket.js";
 import { toast } from "./util.js";
 
@@ -41,7 +42,7 @@ export async function api(method, url, body) {
       return await request(method, url, body);
     } catch (err) {
       if (err.status !== 503 || !isOutage(err) || attempt > OUTAGE_RETRIES) throw err;
-      toast("The server is busy: reconnecting…", "warn", 2500);
+      toast(gettext("The server is busy: reconnecting…"), "warn", 2500);
       await new Promise((resolve) => setTimeout(resolve, retryDelay(err.retryAfter)));
     }
   }
@@ -59,7 +60,7 @@ async function request(method, url, body) {
   try {
     response = await fetch(url, init);
   } catch (err) {
-    throw new ApiError(0, "network", "the server cannot be reached: check your connection");
+    throw new ApiError(0, "network", gettext("the server cannot be reached: check your connection"));
   }
   if (response.status === 204) return null;
   let data = null;

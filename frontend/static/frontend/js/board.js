@@ -6,7 +6,8 @@
 // own face, never as a back or a real card; it is filled in when the server names it.
 
 import { SUITS, SUIT_ORDER, UNSEEN, cardLabel, cardOf, rankOf, rankText, suitOf } from "./cards.js";
-import { announce, h } from "./util.js";
+import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
+import { announce, formatScore, h } from "./util.js";
 
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
 const TOP_ROW = ["stock", "waste", null, "fS", "fH", "fD", "fC"];
@@ -46,6 +47,20 @@ export function showsUnseen(view) {
 
 function suitName(suit) { return SUITS[suit].name; }
 
+/** "spades foundation", "spades foundation, empty" (a pile's name, for screen readers). */
+function foundationName(suit, empty = false) {
+  const name = suitName(suit);
+  return empty ? interpolate(gettext("%(suit)s foundation, empty"), { suit: name })
+    : interpolate(gettext("%(suit)s foundation"), { suit: name });
+}
+
+/** "Column 3", "Column 3, empty". */
+function columnName(number, empty = false) {
+  const column = formatNumber(number);
+  return empty ? interpolate(gettext("Column %(column)s, empty"), { column })
+    : interpolate(gettext("Column %(column)s"), { column });
+}
+
 export class Board {
   constructor(root, { interactive = true, compact = false, onMove = () => {}, onStock = () => {}, name = "" } = {}) {
     this.root = root;
@@ -68,12 +83,12 @@ export class Board {
     root.classList.toggle("readonly", !interactive);
     if (interactive) {
       root.setAttribute("role", "application");
-      root.setAttribute("aria-roledescription", "solitaire board");
-      root.setAttribute("aria-label", name || "Solitaire board: Tab through the cards, Enter sends a card to its foundation");
+      root.setAttribute("aria-roledescription", gettext("solitaire board"));
+      root.setAttribute("aria-label", name || gettext("Solitaire board: Tab through the cards, Enter sends a card to its foundation"));
     } else {
       // A group, not an image: a screen reader reaches each face-up card's name.
       root.setAttribute("role", "group");
-      root.setAttribute("aria-roledescription", "solitaire board");
+      root.setAttribute("aria-roledescription", gettext("solitaire board"));
     }
     this.buildSlots();
     if (interactive) this.listen();
@@ -100,15 +115,15 @@ export class Board {
       this.slots[pile] = el;
       return el;
     };
-    const stock = make("stock", "Stock", true);
+    const stock = make("stock", gettext("Stock"), true);
     stock.dataset.testid = "stock";
     if (this.interactive) stock.tabIndex = 0;
-    make("waste", "Waste, empty", false);
+    make("waste", gettext("Waste, empty"), false);
     for (const suit of SUIT_ORDER) {
-      const el = make(`f${suit}`, `${suitName(suit)} foundation, empty`, true);
+      const el = make(`f${suit}`, foundationName(suit, true), true);
       el.append(h("span", { class: `slot-suit ${SUITS[suit].red ? "red" : ""}`, "aria-hidden": "true", "data-t": SUITS[suit].symbol }));
     }
-    COLUMNS.forEach((col, i) => make(col, `Column ${i + 1}, empty`, true));
+    COLUMNS.forEach((col, i) => make(col, columnName(i + 1, true), true));
     // Foundation cards the viewer may not be told by suit still count (the total).
     this.homeMore = h("div", { class: "foundation-more", "aria-hidden": "true", hidden: true });
     this.root.append(this.homeMore);
@@ -332,9 +347,11 @@ export class Board {
   }
 
   pileDescription(item) {
-    if (item.pile === "waste") return "waste";
-    if (item.pile[0] === "f") return `${suitName(item.pile[1])} foundation`;
-    return `column ${item.pile.slice(1)}`;
+    // Translators: where a card lies (a screen reader reads it after the card's name).
+    if (item.pile === "waste") return gettext("waste");
+    if (item.pile[0] === "f") return foundationName(item.pile[1]);
+    // Translators: where a card lies (a screen reader reads it after the card's name).
+    return interpolate(gettext("column %(column)s"), { column: formatNumber(Number(item.pile.slice(1))) });
   }
 
   updateSlots() {
@@ -343,19 +360,22 @@ export class Board {
     stock.classList.toggle("recycle", v.stock.count === 0 && !!v.can_recycle);
     stock.classList.toggle("empty", v.stock.count === 0 && !v.can_recycle);
     stock.setAttribute("aria-label", v.stock.count > 0
-      ? `Stock, ${v.stock.count} card${v.stock.count === 1 ? "" : "s"}: draw`
-      : v.can_recycle ? "Empty stock: turn the waste over" : "Empty stock");
-    this.slots.waste.setAttribute("aria-label", v.waste.count ? `Waste, ${v.waste.count} cards` : "Waste, empty");
+      ? interpolate(ngettext("Stock, %(count)s card: draw", "Stock, %(count)s cards: draw", v.stock.count),
+        { count: formatNumber(v.stock.count) })
+      : v.can_recycle ? gettext("Empty stock: turn the waste over") : gettext("Empty stock"));
+    this.slots.waste.setAttribute("aria-label", v.waste.count
+      ? interpolate(ngettext("Waste, %(count)s card", "Waste, %(count)s cards", v.waste.count), { count: formatNumber(v.waste.count) })
+      : gettext("Waste, empty"));
     for (const suit of SUIT_ORDER) {
       const slot = this.slots[`f${suit}`];
       const empty = !v.foundations[suit];
-      slot.setAttribute("aria-label", `${suitName(suit)} foundation${empty ? ", empty" : ""}`);
+      slot.setAttribute("aria-label", foundationName(suit, empty));
       if (this.interactive) { if (empty) slot.tabIndex = 0; else slot.removeAttribute("tabindex"); }
     }
     v.tableau.forEach((col, i) => {
       const slot = this.slots[COLUMNS[i]];
       const empty = col.down === 0 && col.up.length === 0;
-      slot.setAttribute("aria-label", `Column ${i + 1}${empty ? ", empty" : ""}`);
+      slot.setAttribute("aria-label", columnName(i + 1, empty));
       if (this.interactive) { if (empty) slot.tabIndex = 0; else slot.removeAttribute("tabindex"); }
     });
   }
@@ -365,18 +385,29 @@ export class Board {
     const more = unnamedHome(this.view);
     this.homeMore.hidden = more === 0;
     if (!more) return;
-    this.homeMore.replaceChildren(h("b", {}, `+${more}`), h("span", {}, "home"));
-    this.homeMore.title = `${more} more card${more === 1 ? "" : "s"} on the foundations, not yet seen`;
+    // Translators: under "+3": cards put up on the foundations that the viewer has not seen.
+    this.homeMore.replaceChildren(h("b", {}, `+${formatNumber(more)}`), h("span", {}, gettext("home")));
+    this.homeMore.title = interpolate(ngettext("%(count)s more card on the foundations, not yet seen",
+      "%(count)s more cards on the foundations, not yet seen", more), { count: formatNumber(more) });
     this.homeMore.style.transform = `translate(${g.colX(2)}px, ${g.gap}px)`;
   }
 
   summary() {
     const v = this.view;
-    if (!v) return this.name || "board";
+    if (!v) return this.name || gettext("board");
     const more = unnamedHome(v);
     const home = v.foundation_count;
-    return `${this.name ? `${this.name}: ` : ""}${home} card${home === 1 ? "" : "s"} on the foundations`
-      + `${more ? ` (${more} you have not seen yet)` : ""}, score ${v.score_text ?? v.score}, ${v.moves} moves`;
+    let cards = interpolate(ngettext("%(count)s card on the foundations", "%(count)s cards on the foundations", home),
+      { count: formatNumber(home) });
+    if (more) {
+      cards = interpolate(ngettext("%(cards)s (%(count)s you have not seen yet)", "%(cards)s (%(count)s you have not seen yet)", more),
+        { cards, count: formatNumber(more) });
+    }
+    const score = v.scoring ? formatScore(v.score, v.scoring) : v.score_text ?? formatScore(v.score, "normal");
+    const text = interpolate(ngettext("%(cards)s, score %(score)s, %(count)s move", "%(cards)s, score %(score)s, %(count)s moves", v.moves),
+      { cards, score, count: formatNumber(v.moves) });
+    // Translators: a watched board's name: "alice: 12 cards on the foundations, score 60, 41 moves".
+    return this.name ? interpolate(gettext("%(name)s: %(summary)s"), { name: this.name, summary: text }) : text;
   }
 
   // -- the position, as the board knows it -------------------------------------
@@ -606,14 +637,15 @@ export class Board {
   select(card) {
     this.selected = card;
     this.render();
-    announce(`Picked up ${cardLabel(card)}. Go to a pile and press Space to put it there, Escape to cancel.`);
+    announce(interpolate(gettext("Picked up %(card)s. Go to a pile and press Space to put it there, Escape to cancel."),
+      { card: cardLabel(card) }));
   }
 
   clearSelection(say = false) {
     if (!this.selected) return;
     this.selected = null;
     this.render();
-    if (say) announce("Put back.");
+    if (say) announce(gettext("Put back."));
   }
 
   /** The element to focus for a pile: its top playable card, or the slot. */

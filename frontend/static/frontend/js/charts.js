@@ -1,5 +1,7 @@
 // Small inline SVG charts: a line chart over time and a bar chart. No library.
 
+import { formatDateTime, formatNumber, gettext, interpolate, language, ngettext } from "./i18n.js";
+
 const NS = "http://www.w3.org/2000/svg";
 
 function svg(tag, attrs = {}, text) {
@@ -36,7 +38,7 @@ function empty(container, text) {
  */
 export function lineChart(container, points, options = {}) {
   const data = points.filter((p) => Number.isFinite(p.y) && p.x !== null);
-  if (!data.length) { empty(container, options.emptyText || "Nothing to show yet."); return; }
+  if (!data.length) { empty(container, options.emptyText || gettext("Nothing to show yet.")); return; }
   const W = 560, H = 240, L = 56, R = 14, T = 14, B = 30;
   const xs = data.map((p) => +p.x);
   const ys = data.map((p) => p.y);
@@ -46,9 +48,11 @@ export function lineChart(container, points, options = {}) {
   const yMin = ticks[0], yMax = ticks[ticks.length - 1];
   const sx = (x) => L + ((x - xMin) / (xMax - xMin)) * (W - L - R);
   const sy = (y) => T + (1 - (y - yMin) / (yMax - yMin || 1)) * (H - T - B);
-  const fmt = options.format || String;
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": options.title || "chart" });
-  root.append(svg("title", {}, `${options.title || "Chart"}: ${data.length} points, from ${fmt(ys[0])} to ${fmt(ys[ys.length - 1])}`));
+  const fmt = options.format || formatNumber;
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": options.title || gettext("chart") });
+  root.append(svg("title", {}, interpolate(ngettext("%(title)s: %(count)s point, from %(first)s to %(last)s",
+    "%(title)s: %(count)s points, from %(first)s to %(last)s", data.length),
+  { title: options.title || gettext("Chart"), count: formatNumber(data.length), first: fmt(ys[0]), last: fmt(ys[ys.length - 1]) })));
   for (const t of ticks) {
     root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: sy(t), y2: sy(t) }));
     root.append(svg("text", { x: L - 6, y: sy(t) + 4, "text-anchor": "end" }, fmt(t)));
@@ -57,7 +61,7 @@ export function lineChart(container, points, options = {}) {
   const isDate = data[0].x instanceof Date;
   const labels = isDate ? [xMin, xMax] : [];
   labels.forEach((x, i) => root.append(svg("text", { x: sx(x), y: H - 8, "text-anchor": i ? "end" : "start" },
-    new Date(x).toLocaleDateString())));
+    formatDateTime(new Date(x), false))));
   const path = data.map((p, i) => `${i ? "L" : "M"}${sx(+p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ");
   if (options.area !== false) {
     const base = sy(Math.max(yMin, Math.min(0, yMax)));
@@ -67,7 +71,7 @@ export function lineChart(container, points, options = {}) {
   if (data.length <= 60) {
     for (const p of data) {
       const dot = svg("circle", { class: "dot", cx: sx(+p.x), cy: sy(p.y), r: 3 });
-      dot.append(svg("title", {}, `${isDate ? p.x.toLocaleString() : p.x}: ${fmt(p.y)}`));
+      dot.append(svg("title", {}, `${isDate ? formatDateTime(p.x) : formatNumber(p.x)}: ${fmt(p.y)}`));
       root.append(dot);
     }
   }
@@ -76,12 +80,14 @@ export function lineChart(container, points, options = {}) {
 
 /** A bar chart of {label, value (0..1 or any), text}. */
 export function barChart(container, bars, options = {}) {
-  if (!bars.length) { empty(container, options.emptyText || "Nothing to show yet."); return; }
+  if (!bars.length) { empty(container, options.emptyText || gettext("Nothing to show yet.")); return; }
   const W = 560, rowH = 34, L = 150, R = 70, T = 8;
   const H = T * 2 + rowH * bars.length;
   const max = options.max ?? Math.max(...bars.map((b) => b.value), 1e-9);
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": options.title || "chart" });
-  root.append(svg("title", {}, `${options.title || "Chart"}: ${bars.map((b) => `${b.label} ${b.text}`).join(", ")}`));
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": options.title || gettext("chart") });
+  const list = new Intl.ListFormat(language, { style: "short", type: "unit" });
+  root.append(svg("title", {}, interpolate(gettext("%(title)s: %(bars)s"),
+    { title: options.title || gettext("Chart"), bars: list.format(bars.map((b) => `${b.label} ${b.text}`)) })));
   bars.forEach((b, i) => {
     const y = T + i * rowH;
     const w = Math.max(0, (b.value / max) * (W - L - R));

@@ -6,6 +6,7 @@
 
 import { normalizeView, predict } from "./board.js";
 import { cardLabel } from "./cards.js";
+import { formatNumber, gettext, interpolate, pgettext } from "./i18n.js";
 import { Channel, isOutage, retryDelay } from "./socket.js";
 
 let nextId = 1;
@@ -182,7 +183,7 @@ export class GameSession {
 
   act(frame, move) {
     if (!this.live) {
-      this.hooks.onRefused?.({ error: "game_over", detail: "this game is over" }, null);
+      this.hooks.onRefused?.({ error: "game_over", detail: gettext("this game is over") }, null);
       return;
     }
     const item = { id: nextId++, frame, move, sentSeq: null };
@@ -217,12 +218,24 @@ export class GameSession {
     this.hooks.onChange?.(this);
   }
 
+  /** An action in words, lower case: "9 of spades to column 4", "draw". */
   describe(action) {
     if (!action) return "";
     if (action.type === "move") {
-      const to = action.to === "foundation" ? "its foundation" : /^t\d$/.test(action.to) ? `column ${action.to.slice(1)}` : action.to;
-      return `${action.card ? cardLabel(action.card) : "a card"} to ${to}`;
+      const card = action.card ? cardLabel(action.card) : gettext("a card");
+      if (action.to === "foundation") return interpolate(gettext("%(card)s to its foundation"), { card });
+      if (/^t\d$/.test(action.to)) {
+        return interpolate(gettext("%(card)s to column %(column)s"), { card, column: formatNumber(Number(action.to.slice(1))) });
+      }
+      if (action.to === "tableau") return interpolate(gettext("%(card)s to a column"), { card });
+      return interpolate(gettext("%(card)s to %(place)s"), { card, place: action.to });
     }
-    return action.type;
+    const names = {
+      draw: pgettext("action", "draw"),
+      recycle: pgettext("action", "recycle"),
+      undo: pgettext("action", "undo"),
+      resign: pgettext("action", "resign"),
+    };
+    return names[action.type] || action.type;
   }
 }

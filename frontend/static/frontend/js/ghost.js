@@ -4,10 +4,43 @@
 // "??"), for the moment asked and never a later one.
 import { get } from "./api.js";
 import { Board, showsUnseen } from "./board.js";
-import { $, formatScore, formatTime } from "./util.js";
+import { formatNumber, gettext, interpolate, ngettext, pgettext } from "./i18n.js";
+import { $, formatScore, formatTime, homeText } from "./util.js";
 
 const TICK_MS = 250;
-const STATUS = { won: "won", resigned: "gave up", timed_out: "ran out of time", abandoned: "was abandoned" };
+
+/** How the ghost's game ended, after " · " on its line. */
+function statusText(status) {
+  const texts = {
+    won: pgettext("the ghost", "won"),
+    resigned: pgettext("the ghost", "gave up"),
+    timed_out: pgettext("the ghost", "ran out of time"),
+    abandoned: pgettext("the ghost", "was abandoned"),
+  };
+  return texts[status] || status;
+}
+
+/** Before the player's first move: how the recorded game ended, and when. */
+function startsText(status, time) {
+  const texts = {
+    won: gettext("Starts with your first move · it won in %(time)s"),
+    resigned: gettext("Starts with your first move · it gave up after %(time)s"),
+    timed_out: gettext("Starts with your first move · it ran out of time after %(time)s"),
+    abandoned: gettext("Starts with your first move · it was abandoned after %(time)s"),
+  };
+  return interpolate(texts[status] || gettext("Starts with your first move · it ended after %(time)s"), { time });
+}
+
+/** The player won; the ghost did not. */
+function wonText(status, time, ghostTime) {
+  const texts = {
+    resigned: gettext("You won in %(time)s; the ghost gave up after %(ghost_time)s."),
+    timed_out: gettext("You won in %(time)s; the ghost ran out of time after %(ghost_time)s."),
+    abandoned: gettext("You won in %(time)s; the ghost was abandoned after %(ghost_time)s."),
+  };
+  return interpolate(texts[status] || gettext("You won in %(time)s; the ghost did not win (%(ghost_time)s)."),
+    { time, ghost_time: ghostTime });
+}
 
 export class GhostRace {
   constructor(gameId, ghost, { elapsed, scoring }) {
@@ -20,8 +53,9 @@ export class GhostRace {
     this.state = null;
     $("#ghost-area").hidden = false;
     $("#play-area").classList.add("with-ghost");
-    $("#ghost-h").textContent = `Ghost of ${ghost.owner || "a guest"}`;
-    this.board = new Board($("#ghost-board"), { interactive: false, compact: true, name: `Ghost of ${ghost.owner || "a guest"}` });
+    const title = ghost.owner ? interpolate(gettext("Ghost of %(name)s"), { name: ghost.owner }) : gettext("Ghost of a guest");
+    $("#ghost-h").textContent = title;
+    this.board = new Board($("#ghost-board"), { interactive: false, compact: true, name: title });
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.fetch(0);
   }
@@ -45,10 +79,12 @@ export class GhostRace {
       this.nextAt = state.next_at;
       this.board.setView(state.view);
       $("#ghost-area").dataset.seq = String(state.seq);
-      const done = state.status !== "live" ? ` · ${STATUS[state.status] || state.status}` : "";
-      $("#ghost-line").textContent = state.seq > 0
-        ? `${formatScore(state.score, this.scoring)} · ${state.moves} moves · ${state.foundation_count}/52 home${done}`
-        : `Starts with your first move · it ${STATUS[this.ghost.status] || this.ghost.status} in ${formatTime(this.ghost.seconds)}`;
+      const parts = [formatScore(state.score, this.scoring),
+        interpolate(ngettext("%(count)s move", "%(count)s moves", state.moves), { count: formatNumber(state.moves) }),
+        homeText(state.foundation_count)];
+      if (state.status !== "live") parts.push(statusText(state.status));
+      $("#ghost-line").textContent = state.seq > 0 ? parts.join(" · ")
+        : startsText(this.ghost.status, formatTime(this.ghost.seconds));
     } catch { /* the next tick asks again */ } finally {
       this.fetching = false;
     }
@@ -62,13 +98,14 @@ export class GhostRace {
     const ghostTime = g.seconds === null || g.seconds === undefined ? null : g.seconds;
     if (status === "won" && g.status === "won") {
       const gap = Math.abs(seconds - ghostTime);
-      if (gap < 0.5) return `A dead heat with the ghost: both in ${formatTime(seconds)}.`;
+      const times = { time: formatTime(seconds), ghost_time: formatTime(ghostTime), gap: formatTime(gap) };
+      if (gap < 0.5) return interpolate(gettext("A dead heat with the ghost: both in %(time)s."), times);
       return seconds < ghostTime
-        ? `You beat the ghost by ${formatTime(gap)} (${formatTime(seconds)} against ${formatTime(ghostTime)}).`
-        : `The ghost was faster by ${formatTime(gap)} (${formatTime(ghostTime)} against your ${formatTime(seconds)}).`;
+        ? interpolate(gettext("You beat the ghost by %(gap)s (%(time)s against %(ghost_time)s)."), times)
+        : interpolate(gettext("The ghost was faster by %(gap)s (%(ghost_time)s against your %(time)s)."), times);
     }
-    if (status === "won") return `You won in ${formatTime(seconds)}; the ghost ${STATUS[g.status] || g.status} after ${formatTime(ghostTime)}.`;
-    if (g.status === "won") return `The ghost won in ${formatTime(ghostTime)}.`;
-    return `Neither of you won: the ghost had ${g.foundation_count}/52 home.`;
+    if (status === "won") return wonText(g.status, formatTime(seconds), formatTime(ghostTime));
+    if (g.status === "won") return interpolate(gettext("The ghost won in %(time)s."), { time: formatTime(ghostTime) });
+    return interpolate(gettext("Neither of you won: the ghost had %(count)s/52 home."), { count: formatNumber(g.foundation_count ?? 0) });
   }
 }

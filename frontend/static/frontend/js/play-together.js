@@ -2,15 +2,16 @@
 // player's challenges over their own socket (player-channel.js), challenges made
 // over REST. Guests are sent to log in first.
 import { post } from "./api.js";
+import { formatNumber, gettext, interpolate, interpolateParts } from "./i18n.js";
 import { PlayerChannel } from "./player-channel.js";
-import { $, copyText, formatTime, h, modeName, playerLink, replace, toast } from "./util.js";
+import { $, copyText, formatTime, h, modeName, playerLink, ratedText, replace, toast } from "./util.js";
 
 export function challengeUrl(id) {
   return `${location.origin}/challenges/${id}/`;
 }
 
 function describe(c) {
-  return `${modeName(c.draw, c.scoring)} · ${c.rated ? "rated" : "unrated"} · ${formatTime(c.time_limit)}`;
+  return `${modeName(c.draw, c.scoring)} · ${ratedText(c.rated)} · ${formatTime(c.time_limit)}`;
 }
 
 export function setUpPlayTogether(user) {
@@ -24,7 +25,7 @@ export function setUpPlayTogether(user) {
     const login = () => location.assign(`/login/?next=${encodeURIComponent("/")}`);
     form.addEventListener("submit", (event) => { event.preventDefault(); login(); });
     challengeForm.addEventListener("submit", (event) => { event.preventDefault(); login(); });
-    submit.textContent = "Log in to race";
+    submit.textContent = gettext("Log in to race");
     return;
   }
   let waitingSince = null;
@@ -39,7 +40,9 @@ export function setUpPlayTogether(user) {
     waitingSince = Date.now() - queue.waited * 1000;
     const show = () => {
       const seconds = Math.floor((Date.now() - waitingSince) / 1000);
-      status.textContent = `Looking for an opponent (${modeName(queue.draw, queue.scoring)}, your rating ${queue.rating})… ${seconds} s`;
+      // Translators: "s": seconds waited so far.
+      status.textContent = interpolate(gettext("Looking for an opponent (%(mode)s, your rating %(rating)s)… %(seconds)s s"),
+        { mode: modeName(queue.draw, queue.scoring), rating: formatNumber(Math.round(queue.rating)), seconds: formatNumber(seconds) });
     };
     show();
     timer = setInterval(show, 1000);
@@ -47,14 +50,14 @@ export function setUpPlayTogether(user) {
   const channel = new PlayerChannel({
     onQueue: showQueue,
     onChallenges: (list) => showChallenges(list),
-    onRace: (raceId) => { status.textContent = "Opponent found: to the race!"; location.assign(`/races/${raceId}/`); },
+    onRace: (raceId) => { status.textContent = gettext("Opponent found: to the race!"); location.assign(`/races/${raceId}/`); },
     onError: (message) => { error.textContent = message.detail || message.error; showQueue({ state: "idle" }); },
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     error.textContent = "";
     if (!channel.queue(Number(form.elements.draw.value), form.elements.scoring.value)) {
-      error.textContent = "Not connected yet: try again in a moment.";
+      error.textContent = gettext("Not connected yet: try again in a moment.");
     }
   });
   cancelButton.addEventListener("click", () => { channel.cancel(); });
@@ -71,7 +74,7 @@ export function setUpPlayTogether(user) {
       const made = await post("/api/challenges/", body);
       f.username.value = "";
       if (!made.challenged) location.assign(`/challenges/${made.id}/`);
-      else toast(`Challenge sent to ${made.challenged}.`, "success");
+      else toast(interpolate(gettext("Challenge sent to %(name)s."), { name: made.challenged }), "success");
     } catch (err) {
       problem.textContent = err.detail || String(err);
     }
@@ -90,17 +93,20 @@ export function setUpPlayTogether(user) {
       return b;
     };
     replace($("#challenges"),
-      received.length ? h("h3", {}, "Challenges for you") : null,
+      received.length ? h("h3", {}, gettext("Challenges for you")) : null,
       received.length ? h("ul", { class: "list", "data-testid": "challenges-received" }, received.map((c) => h("li", {},
-        h("div", {}, playerLink(c.challenger), " challenges you", h("div", { class: "meta" }, describe(c))),
-        h("div", { class: "inline" }, act("Accept", "primary", `/api/challenges/${c.id}/accept`),
-          act("Decline", "ghost", `/api/challenges/${c.id}/decline`))))) : null,
-      sent.length ? h("h3", {}, "Your challenges") : null,
-      sent.length ? h("ul", { class: "list", "data-testid": "challenges-sent" }, sent.map((c) => h("li", {},
-        h("div", {}, c.challenged ? ["To ", playerLink(c.challenged)] : h("a", { href: `/challenges/${c.id}/` }, "Challenge link"),
+        h("div", {}, interpolateParts(gettext("%(name)s challenges you"), { name: playerLink(c.challenger) }),
           h("div", { class: "meta" }, describe(c))),
+        h("div", { class: "inline" }, act(gettext("Accept"), "primary", `/api/challenges/${c.id}/accept`),
+          act(gettext("Decline"), "ghost", `/api/challenges/${c.id}/decline`))))) : null,
+      sent.length ? h("h3", {}, gettext("Your challenges")) : null,
+      sent.length ? h("ul", { class: "list", "data-testid": "challenges-sent" }, sent.map((c) => h("li", {},
+        h("div", {}, c.challenged ? interpolateParts(gettext("To %(name)s"), { name: playerLink(c.challenged) })
+          : h("a", { href: `/challenges/${c.id}/` }, gettext("Challenge link")),
+        h("div", { class: "meta" }, describe(c))),
         h("div", { class: "inline" },
-          c.challenged ? null : h("button", { class: "button small", type: "button", onclick: () => copyText(challengeUrl(c.id)) }, "Copy link"),
-          act("Cancel", "ghost", `/api/challenges/${c.id}/cancel`))))) : null);
+          c.challenged ? null : h("button", { class: "button small", type: "button", onclick: () => copyText(challengeUrl(c.id)) }, gettext("Copy link")),
+          // Translators: a button: withdraw a challenge you sent.
+          act(gettext("Cancel"), "ghost", `/api/challenges/${c.id}/cancel`))))) : null);
   }
 }

@@ -1,6 +1,7 @@
 // Step, play and scrub through a sequence of positions (a game's moves, or a race's
 // moments), with the keyboard too; the position is kept in the URL (?at=N) so a link
 // opens the replay there.
+import { formatNumber, gettext, interpolate } from "./i18n.js";
 import { $ } from "./util.js";
 
 export class ReplayControls {
@@ -32,7 +33,9 @@ export class ReplayControls {
     if (!playing) this.pause();
     this.index = Math.max(0, Math.min(this.count - 1, index));
     this.els.scrub.value = String(this.index);
-    this.els.scrub.setAttribute("aria-valuetext", `${this.index} of ${this.count - 1}`);
+    // Translators: the position shown in a replay: "12 of 87".
+    this.els.scrub.setAttribute("aria-valuetext", interpolate(gettext("%(index)s of %(count)s"),
+      { index: formatNumber(this.index), count: formatNumber(this.count - 1) }));
     this.els.back.disabled = this.els.first.disabled = this.index === 0;
     this.els.forward.disabled = this.els.last.disabled = this.index === this.count - 1;
     this.show(this.index);
@@ -46,17 +49,17 @@ export class ReplayControls {
   }
 
   async copyLink() {
-    try { await navigator.clipboard.writeText(this.link()); this.els.copy.textContent = "Link copied"; } catch {
-      this.els.copy.textContent = "Copy did not work: use the address bar";
+    try { await navigator.clipboard.writeText(this.link()); this.els.copy.textContent = gettext("Link copied"); } catch {
+      this.els.copy.textContent = gettext("Copy did not work: use the address bar");
     }
-    setTimeout(() => { this.els.copy.textContent = "Copy link to this moment"; }, 2500);
+    setTimeout(() => { this.els.copy.textContent = gettext("Copy link to this moment"); }, 2500);
   }
 
   toggle() { if (this.timer) this.pause(); else this.play(); }
 
   play() {
     if (this.index >= this.count - 1) this.go(0);
-    this.els.play.textContent = "Pause";
+    this.els.play.textContent = gettext("Pause");
     this.els.play.setAttribute("aria-pressed", "true");
     const next = () => {
       if (this.index >= this.count - 1) { this.pause(); return; }
@@ -71,7 +74,8 @@ export class ReplayControls {
   pause() {
     if (this.timer && this.timer !== -1) clearTimeout(this.timer);
     this.timer = null;
-    this.els.play.textContent = "Play";
+    // Translators: a replay's button (play it back).
+    this.els.play.textContent = gettext("Play");
     this.els.play.setAttribute("aria-pressed", "false");
   }
 

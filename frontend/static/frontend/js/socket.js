@@ -2,6 +2,8 @@
 // query for each (re)connection, e.g. {since: lastSeq}, so a game resumes where it
 // left off without reloading the page.
 
+import { gettext } from "./i18n.js";
+
 const PING_EVERY_MS = 20000;
 const PONG_TIMEOUT_MS = 8000;
 // Closed by the server with "try again later" (the database is busy or down): come
@@ -156,11 +158,11 @@ export class Channel {
 export function showStatus(el, status) {
   if (!el) return;
   const text = {
-    connecting: "Connecting…",
-    reconnecting: "Connection lost: reconnecting…",
-    retrying: "The server is busy: reconnecting…",
+    connecting: gettext("Connecting…"),
+    reconnecting: gettext("Connection lost: reconnecting…"),
+    retrying: gettext("The server is busy: reconnecting…"),
     open: "",
-    gone: "Not found.",
+    gone: gettext("Not found."),
   }[status] ?? "";
   el.textContent = text;
   el.dataset.status = status;

@@ -1,5 +1,8 @@
 // Small DOM and formatting helpers. Text from the server always goes in as text
-// nodes (never innerHTML), so a player's name cannot inject markup.
+// nodes (never innerHTML), so a player's name cannot inject markup. Words go through
+// i18n.js (gettext and friends), numbers through its formatNumber / formatDollars.
+
+import { formatDateTime, formatDollars, formatNumber, gettext, interpolate } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -32,13 +35,12 @@ export function replace(el, ...children) {
 export const $ = (selector, root = document) => root.querySelector(selector);
 export const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
-/** Scores as the app shows them: 625; Vegas +$208, $0, -$52. */
+/** Scores as the app shows them, in the page's number format: 625, 1,234; Vegas +$208,
+ * $0, -$52 (in Italian and Spanish +208 $, 0 $, -52 $). */
 export function formatScore(score, scoring) {
   if (score === null || score === undefined) return "–";
-  if (scoring !== "vegas") return String(score);
-  if (score > 0) return `+$${score}`;
-  if (score < 0) return `-$${-score}`;
-  return "$0";
+  if (scoring !== "vegas") return formatNumber(score);
+  return formatDollars(score);
 }
 
 export function formatBalance(balance) {
@@ -54,15 +56,30 @@ export function formatTime(seconds) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
 }
 
+/** "Draw one · Normal", "Draw three · Vegas" (the game's mode, as the new-game form names it). */
 export function modeName(draw, scoring) {
-  return `Draw ${draw === 3 ? "three" : "one"} · ${scoring === "vegas" ? "Vegas" : "Normal"}`;
+  const vegas = scoring === "vegas";
+  if (draw === 3) return vegas ? gettext("Draw three · Vegas") : gettext("Draw three · Normal");
+  return vegas ? gettext("Draw one · Vegas") : gettext("Draw one · Normal");
+}
+
+/** "rated" / "unrated", of a race or a challenge. */
+export function ratedText(rated) {
+  // Translators: of a race or a challenge: its result changes the players' ratings (or not).
+  return rated ? gettext("rated") : gettext("unrated");
+}
+
+/** "12/52 home": cards on the foundations. */
+export function homeText(count) {
+  // Translators: cards on the foundations out of 52 ("home": put up on the foundations).
+  return interpolate(gettext("%(count)s/52 home"), { count: formatNumber(count ?? 0) });
 }
 
 export function formatDate(value, withTime = false) {
   if (!value) return "";
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return String(value);
-  return withTime ? date.toLocaleString() : date.toLocaleDateString();
+  return formatDateTime(date, withTime);
 }
 
 let announceTimer = null;
@@ -86,14 +103,15 @@ export function toast(text, kind = "info", ms = 3500) {
 }
 
 export function playerLink(name) {
-  if (!name) return h("span", { class: "muted" }, "guest");
+  // Translators: in place of a player's name, a game played without an account.
+  if (!name) return h("span", { class: "muted" }, gettext("guest"));
   // A deleted account's neutral name (it has a space: no account can) links nowhere.
-  if (name.startsWith("deleted player ")) return h("span", { class: "muted" }, name);
+  // The server stores it in English ("deleted player 4821"): shown in the page's language.
+  if (name.startsWith("deleted player ")) {
+    return h("span", { class: "muted" }, interpolate(gettext("deleted player %(number)s"),
+      { number: name.slice("deleted player ".length) }));
+  }
   return h("a", { href: `/players/${encodeURIComponent(name)}/` }, name);
-}
-
-export function pluralize(n, one, many = `${one}s`) {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A button that asks again in place ("Really give up?") before acting. */
@@ -111,17 +129,17 @@ export function confirmButton(button, question, action) {
     }
     button.textContent = question;
     button.classList.add("armed");
-    announce(`${question} Press again to confirm.`);
+    announce(interpolate(gettext("%(question)s Press again to confirm."), { question }));
     armed = setTimeout(() => { armed = null; button.textContent = label; button.classList.remove("armed"); }, 4000);
   });
 }
 
 /** Copy text to the clipboard and say so (or say how to copy it by hand). */
-export async function copyText(text, done = "Copied.") {
+export async function copyText(text, done = gettext("Copied.")) {
   try {
     await navigator.clipboard.writeText(text);
     toast(done, "success");
   } catch {
-    toast("Copy did not work here: select the text and copy it.", "error");
+    toast(gettext("Copy did not work here: select the text and copy it."), "error");
   }
 }

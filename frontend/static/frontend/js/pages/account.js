@@ -2,6 +2,7 @@
 // and your personal access tokens (make, list, revoke).
 // The page's requests go with the session: a token cannot manage the account.
 import { ApiError, api, currentUser, del, get, post } from "../api.js";
+import { formatDateTime, formatNumber, gettext, interpolate, interpolateParts, ngettext } from "../i18n.js";
 import { $, h, replace, toast } from "../util.js";
 
 const list = $("#tokens");
@@ -9,7 +10,7 @@ const form = $("#token-form");
 const error = $("#token-error");
 
 function when(iso) {
-  return iso ? new Date(iso).toLocaleString() : "–";
+  return iso ? formatDateTime(iso) : "–";
 }
 
 function expired(token) {
@@ -17,11 +18,11 @@ function expired(token) {
 }
 
 async function revoke(token, button) {
-  if (!confirm(`Revoke the token "${token.name}"? Programs using it stop working at once.`)) return;
+  if (!confirm(interpolate(gettext("Revoke the token \"%(name)s\"? Programs using it stop working at once."), { name: token.name }))) return;
   button.disabled = true;
   try {
     await del(`/api/accounts/tokens/${encodeURIComponent(token.id)}`);
-    toast(`Token "${token.name}" revoked`);
+    toast(interpolate(gettext("Token \"%(name)s\" revoked"), { name: token.name }));
     await show();
   } catch (err) {
     button.disabled = false;
@@ -30,15 +31,15 @@ async function revoke(token, button) {
 }
 
 function row(token) {
-  const button = h("button", { class: "button small danger", type: "button", "data-testid": "revoke" }, "Revoke");
+  const button = h("button", { class: "button small danger", type: "button", "data-testid": "revoke" }, gettext("Revoke"));
   button.addEventListener("click", () => revoke(token, button));
   return h("tr", { dataset: { token: token.id } },
-    h("td", {}, token.name, token.legacy ? h("span", { class: "tag", title: "made before tokens were "
-      + "hashed: revoke it and make a new one" }, "legacy") : null),
+    h("td", {}, token.name, token.legacy ? h("span", { class: "tag",
+      title: gettext("made before tokens were hashed: revoke it and make a new one") }, gettext("legacy")) : null),
     h("td", {}, h("code", {}, `${token.id}…`)),
     h("td", {}, token.scope),
     h("td", {}, when(token.created)),
-    h("td", { class: expired(token) ? "danger" : "" }, expired(token) ? "expired" : when(token.expires_at)),
+    h("td", { class: expired(token) ? "danger" : "" }, expired(token) ? gettext("expired") : when(token.expires_at)),
     h("td", {}, when(token.last_used_at)),
     h("td", {}, button));
 }
@@ -46,11 +47,13 @@ function row(token) {
 async function show() {
   const tokens = await get("/api/accounts/tokens");
   if (!tokens.length) {
-    replace(list, h("p", { class: "muted" }, "You have no access tokens."));
+    replace(list, h("p", { class: "muted" }, gettext("You have no access tokens.")));
     return;
   }
-  replace(list, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Access tokens" }, h("table", {},
-    h("thead", {}, h("tr", {}, ["Name", "Id", "Scope", "Made", "Expires", "Last used", ""].map(
+  // Translators: the access tokens' table: its name for screen readers, then its column headers.
+  replace(list, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": gettext("Access tokens") }, h("table", {},
+    h("thead", {}, h("tr", {}, [gettext("Name"), gettext("Id"), gettext("Scope"), gettext("Made"), gettext("Expires"),
+      gettext("Last used"), ""].map(
       (title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, tokens.map(row)))));
 }
@@ -62,7 +65,7 @@ form.addEventListener("submit", async (event) => {
   data.name = (data.name || "").trim();
   data.expires_in_days = Number(data.expires_in_days);
   if (!data.name) {
-    error.textContent = "Give the token a name, to tell it from the others.";
+    error.textContent = gettext("Give the token a name, to tell it from the others.");
     $("#token-name").focus();
     return;
   }
@@ -84,9 +87,9 @@ form.addEventListener("submit", async (event) => {
 $("#token-copy").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("#token-secret-value").textContent);
-    toast("Copied");
+    toast(gettext("Copied"));
   } catch {
-    toast("Select the token and copy it yourself", "warn");
+    toast(gettext("Select the token and copy it yourself"), "warn");
   }
 });
 
@@ -94,9 +97,10 @@ $("#token-copy").addEventListener("click", async () => {
 
 function showEmail(user) {
   const state = $("#email-state");
-  if (!user.email) replace(state, "No address yet.");
-  else replace(state, h("b", {}, user.email), user.email_verified ? " — verified" : " — not verified yet: "
-    + "follow the link we mailed to it");
+  const email = h("b", {}, user.email);
+  if (!user.email) replace(state, gettext("No address yet."));
+  else if (user.email_verified) replace(state, interpolateParts(gettext("%(email)s — verified"), { email }));
+  else replace(state, interpolateParts(gettext("%(email)s — not verified yet: follow the link we mailed to it"), { email }));
   $("#email-warning").hidden = Boolean(user.email && user.email_verified);
   $("#email-resend").hidden = !user.email || user.email_verified;
 }
@@ -108,7 +112,7 @@ $("#email-form").addEventListener("submit", async (event) => {
     const user = await api("PATCH", "/api/accounts/me", { email: $("#email-input").value.trim(), ...proof() });
     showEmail(user);
     $("#email-input").value = "";
-    toast(user.email ? `A link is on its way to ${user.email}` : "Address removed");
+    toast(user.email ? interpolate(gettext("A link is on its way to %(email)s"), { email: user.email }) : gettext("Address removed"));
   } catch (err) {
     $("#email-error").textContent = err instanceof ApiError ? err.detail : String(err);
   }
@@ -132,13 +136,18 @@ $("#password-form").addEventListener("submit", async (event) => {
     keep_tokens: form.keep_tokens.checked,
   };
   if (!data.current_password || !data.new_password) {
-    error.textContent = "Enter your current password and a new one.";
+    error.textContent = gettext("Enter your current password and a new one.");
     return;
   }
   try {
     const done = await post("/api/accounts/password", data);
     form.reset();
-    toast(`Password changed; ${done.signed_out} other session(s) signed out, ${done.revoked_tokens} token(s) revoked`);
+    const sessions = interpolate(ngettext("%(count)s other session signed out", "%(count)s other sessions signed out", done.signed_out),
+      { count: formatNumber(done.signed_out) });
+    const tokens = interpolate(ngettext("%(count)s token revoked", "%(count)s tokens revoked", done.revoked_tokens),
+      { count: formatNumber(done.revoked_tokens) });
+    // Translators: "Password changed; 2 other sessions signed out, 1 token revoked".
+    toast(interpolate(gettext("Password changed; %(sessions)s, %(tokens)s"), { sessions, tokens }));
     await Promise.all([showSessions(), show()]);
   } catch (err) {
     error.textContent = err instanceof ApiError ? err.detail : String(err);
@@ -160,8 +169,10 @@ async function showTwoFactor() {
   const state = await get("/api/accounts/two-factor");
   twoFactorOn = state.enabled;
   replace($("#twofa-state"), state.enabled
-    ? `On: signing in needs a code from your app. ${state.recovery_codes_left} recovery codes left.`
-    : "Off: your password alone signs you in.");
+    ? interpolate(ngettext("On: signing in needs a code from your app. %(count)s recovery code left.",
+      "On: signing in needs a code from your app. %(count)s recovery codes left.", state.recovery_codes_left),
+    { count: formatNumber(state.recovery_codes_left) })
+    : gettext("Off: your password alone signs you in."));
   $("#twofa-start").hidden = state.enabled;
   $("#twofa-off").hidden = !state.enabled;
   $("#proof-code-note").hidden = $("#proof-code-field").hidden = !state.enabled;
@@ -205,7 +216,7 @@ $("#twofa-off").addEventListener("submit", async (event) => {
     });
     form.reset();
     $("#twofa-codes").hidden = true;
-    toast("Two-factor sign-in is off");
+    toast(gettext("Two-factor sign-in is off"));
     await showTwoFactor();
   } catch (err) { twoFactorFailed(err); }
 });
@@ -217,10 +228,10 @@ $("#delete-form").addEventListener("submit", async (event) => {
   $("#delete-error").textContent = "";
   const password = $("#delete-password").value;
   if (!password) {
-    $("#delete-error").textContent = "Enter your password to delete the account.";
+    $("#delete-error").textContent = gettext("Enter your password to delete the account.");
     return;
   }
-  if (!confirm("Delete your account for good?")) return;
+  if (!confirm(gettext("Delete your account for good?"))) return;
   try {
     await post("/api/accounts/delete", { ...proof(), password });
     location.assign("/");
@@ -237,7 +248,7 @@ async function signOut(session, button) {
   button.disabled = true;
   try {
     await del(`/api/accounts/sessions/${encodeURIComponent(session.id)}`);
-    toast(`Signed out ${session.device}`);
+    toast(interpolate(gettext("Signed out %(device)s"), { device: session.device }));
     await showSessions();
   } catch (err) {
     button.disabled = false;
@@ -246,9 +257,9 @@ async function signOut(session, button) {
 }
 
 function sessionRow(session) {
-  let action = h("span", { class: "muted" }, "this browser");
+  let action = h("span", { class: "muted" }, gettext("this browser"));
   if (!session.current) {
-    action = h("button", { class: "button small danger", type: "button", "data-testid": "sign-out" }, "Sign out");
+    action = h("button", { class: "button small danger", type: "button", "data-testid": "sign-out" }, gettext("Sign out"));
     action.addEventListener("click", () => signOut(session, action));
   }
   return h("tr", { class: session.current ? "me" : "" },
@@ -259,8 +270,9 @@ function sessionRow(session) {
 async function showSessions() {
   const rows = await get("/api/accounts/sessions");
   $("#sign-out-others").disabled = rows.length < 2;
-  replace(sessionList, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Signed-in sessions" }, h("table", {},
-    h("thead", {}, h("tr", {}, ["Device", "Address", "Signed in", "Last seen", ""].map(
+  // Translators: the sessions' table: its name for screen readers, then its column headers ("Address": IP address).
+  replace(sessionList, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": gettext("Signed-in sessions") }, h("table", {},
+    h("thead", {}, h("tr", {}, [gettext("Device"), gettext("Address"), gettext("Signed in"), gettext("Last seen"), ""].map(
       (title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, rows.map(sessionRow)))));
 }
@@ -270,7 +282,8 @@ $("#sign-out-others").addEventListener("click", async (event) => {
   button.disabled = true;
   try {
     const { signed_out: count } = await post("/api/accounts/sessions/sign-out-others");
-    toast(count === 1 ? "Signed out 1 other session" : `Signed out ${count} other sessions`);
+    toast(interpolate(ngettext("Signed out %(count)s other session", "Signed out %(count)s other sessions", count),
+      { count: formatNumber(count) }));
   } catch (err) {
     toast(err instanceof ApiError ? err.detail : String(err), "error");
   }
@@ -283,7 +296,7 @@ async function start() {
     location.assign(`/login/?next=${encodeURIComponent(location.pathname)}`);
     return;
   }
-  replace($("#account-who"), "Signed in as ", h("b", {}, user.username));
+  replace($("#account-who"), interpolateParts(gettext("Signed in as %(name)s"), { name: h("b", {}, user.username) }));
   showEmail(user);
   await Promise.all([showSessions(), show(), showTwoFactor()]);
 }

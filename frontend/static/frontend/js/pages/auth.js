@@ -1,5 +1,6 @@
 // Sign up and log in: the session cookie is set by the API; then back to where we were.
 import { ApiError, post } from "../api.js";
+import { gettext } from "../i18n.js";
 import { $ } from "../util.js";
 
 const form = $("#auth-form");
@@ -18,7 +19,7 @@ form.addEventListener("submit", async (event) => {
   // The API takes a name exactly as sent; a space typed around it is not part of it.
   data.username = (data.username || "").trim();
   if (!data.username || !data.password) {
-    error.textContent = "Enter a username and a password.";
+    error.textContent = gettext("Enter a username and a password.");
     (data.username ? $("#password") : $("#username")).focus();
     return;
   }

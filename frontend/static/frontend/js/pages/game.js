@@ -5,6 +5,7 @@ import { ApiError, get, getOptional, post } from "../api.js";
 import { Board, showsUnseen } from "../board.js";
 import { GameSession } from "../game-session.js";
 import { GhostRace } from "../ghost.js";
+import { formatNumber, gettext, interpolate, interpolateParts, ngettext } from "../i18n.js";
 import { showStatus } from "../socket.js";
 import { $, announce, confirmButton, copyText, formatScore, formatTime, h, modeName, replace } from "../util.js";
 
@@ -56,22 +57,31 @@ async function main() {
     payload = await get(`/api/games/${gameId}/`);
   } catch (err) {
     replace(els.board, h("p", { class: "empty" }, err instanceof ApiError && err.status === 404
-      ? "There is no such game." : `The game could not be loaded: ${err.detail || err.message}`));
+      ? gettext("There is no such game.")
+      : interpolate(gettext("The game could not be loaded: %(reason)s"), { reason: err.detail || err.message })));
     els.toolbar.hidden = true;
     return;
   }
   const playing = payload.yours && !watchOnly;
   body.classList.toggle("spectating", !playing);
-  const who = payload.owner || "a guest";
-  els.title.textContent = playing ? `Your game · ${modeName(payload.draw, payload.scoring)}`
-    : `Watching ${who} · ${modeName(payload.draw, payload.scoring)}`;
-  document.title = `${playing ? "Your game" : `Watching ${who}`} · Klondike`;
+  const owner = payload.owner;
+  const mode = modeName(payload.draw, payload.scoring);
+  if (playing) {
+    els.title.textContent = interpolate(gettext("Your game · %(mode)s"), { mode });
+    document.title = gettext("Your game · Klondike");
+  } else if (owner) {
+    els.title.textContent = interpolate(gettext("Watching %(name)s · %(mode)s"), { name: owner, mode });
+    document.title = interpolate(gettext("Watching %(name)s · Klondike"), { name: owner });
+  } else {
+    els.title.textContent = interpolate(gettext("Watching a guest · %(mode)s"), { mode });
+    document.title = gettext("Watching a guest · Klondike");
+  }
   for (const el of [els.undo, els.hint, els.complete, els.resign]) el.hidden = !playing;
   if (!playing || payload.kind !== "casual") els.hint.hidden = true;
   els.complete.hidden = true;
   board = new Board(els.board, {
     interactive: playing,
-    name: playing ? "" : `${who}'s board`,
+    name: playing ? "" : owner ? interpolate(gettext("%(name)s's board"), { name: owner }) : gettext("a guest's board"),
     onMove: (move) => { clearError(); session.move(move); },
     onStock: () => { clearError(); session.draw(); },
   });
@@ -79,7 +89,7 @@ async function main() {
     board,
     onChange: update,
     onStatus: (status) => showStatus(els.connection, status),
-    onWatchers: (count) => { els.watchers.textContent = String(count); },
+    onWatchers: (count) => { els.watchers.textContent = formatNumber(count); },
     onRefused: refused,
     onEvent: () => { scheduleRefresh(); ghostRace?.learned(); },
   });
@@ -102,7 +112,7 @@ function update(s) {
   const view = s.shown();
   els.legend.hidden = !showsUnseen(view); // watching a fair race: what "?" means
   els.score.textContent = formatScore(s.score ?? view?.score, s.scoring);
-  els.moves.textContent = String(s.moves ?? 0);
+  els.moves.textContent = formatNumber(s.moves ?? 0);
   els.clock.textContent = formatTime(s.elapsed());
   els.undo.disabled = !s.live || !(s.view?.can_undo);
   els.resign.disabled = !s.live;
@@ -116,8 +126,9 @@ function update(s) {
 function refused(error, action) {
   const what = action?.move ? session.describe(action.move) : "";
   const reason = error.detail || error.error;
-  say(what ? `${capitalize(what)} refused: ${reason}` : reason, "error");
-  announce(`Refused: ${reason}`);
+  // Translators: a move the server refused, and its reason: "9 of spades to column 4 refused: …".
+  say(what ? interpolate(gettext("%(action)s refused: %(reason)s"), { action: capitalize(what), reason }) : reason, "error");
+  announce(interpolate(gettext("Refused: %(reason)s"), { reason }));
 }
 
 /** A casual game's deal code (ranked ones come as null until the rule book reveals
@@ -128,12 +139,15 @@ function showDealCode(code) {
   line.hidden = false;
   $("#deal-code").textContent = code;
   const link = `${location.origin}/deals/${encodeURIComponent(code)}/`;
-  $("#copy-code").onclick = () => copyText(code, "Deal code copied.");
+  $("#copy-code").onclick = () => copyText(code, gettext("Deal code copied."));
   $("#share-deal").onclick = async () => {
     if (navigator.share) {
-      try { await navigator.share({ title: "A Klondike deal", text: `Play deal ${code}`, url: link }); return; } catch { /* fall back */ }
+      try {
+        await navigator.share({ title: gettext("A Klondike deal"), text: interpolate(gettext("Play deal %(code)s"), { code }), url: link });
+        return;
+      } catch { /* fall back */ }
     }
-    copyText(link, "Link to this deal copied.");
+    copyText(link, gettext("Link to this deal copied."));
   };
 }
 
@@ -151,7 +165,7 @@ function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1);
 
 function wireButtons(playing) {
   els.undo.addEventListener("click", () => session.undo());
-  confirmButton(els.resign, "Really give up?", () => session.resign());
+  confirmButton(els.resign, gettext("Really give up?"), () => session.resign());
   els.newGame.addEventListener("click", () => newGame());
   els.hint.addEventListener("click", hint);
   els.complete.addEventListener("click", complete);
@@ -180,13 +194,13 @@ async function hint() {
   els.hint.disabled = true;
   try {
     const result = await getOptional(`/api/games/${gameId}/hint`);
-    if (!result) { say("Hints are not available."); return; }
+    if (!result) { say(gettext("Hints are not available.")); return; }
     const move = result.move;
-    if (!move) { say("No move to suggest."); return; }
+    if (!move) { say(gettext("No move to suggest.")); return; }
     let text;
-    if (move.type === "draw") { text = "Hint: draw a card."; board.highlight(null); }
-    else if (move.type === "recycle") text = "Hint: turn the waste over.";
-    else { text = `Hint: ${session.describe(move)}.`; board.highlight(move.card); }
+    if (move.type === "draw") { text = gettext("Hint: draw a card."); board.highlight(null); }
+    else if (move.type === "recycle") text = gettext("Hint: turn the waste over.");
+    else { text = interpolate(gettext("Hint: %(move)s."), { move: session.describe(move) }); board.highlight(move.card); }
     say(text);
     announce(text);
   } catch (err) {
@@ -199,7 +213,7 @@ async function hint() {
 async function complete() {
   els.complete.disabled = true;
   holdMessage = true;
-  say("Completing…");
+  say(gettext("Completing…"));
   try {
     await post(`/api/games/${gameId}/complete`, { seq: (session.seq ?? 0) + 1 });
     holdMessage = false;
@@ -215,7 +229,7 @@ async function complete() {
 function updateComplete(game) {
   const offered = !!game?.complete_offered && game.yours && !watchOnly && game.status === "live";
   els.complete.hidden = !offered;
-  els.complete.title = offered ? "Let the server play the game to a win" : (game?.complete_reason || "");
+  els.complete.title = offered ? gettext("Let the server play the game to a win") : (game?.complete_reason || "");
 }
 
 /** Complete is offered or not as the game goes: re-read the game's header now and then. */
@@ -235,22 +249,28 @@ async function showResult(s) {
   shownResult = true;
   const won = s.status === "won";
   const playing = payload.yours && !watchOnly;
-  const headline = won ? (playing ? "You won!" : `${payload.owner || "The guest"} won!`)
-    : { resigned: "Game given up", timed_out: "Time is up", abandoned: "Game abandoned" }[s.status] || "Game over";
+  const ended = { resigned: gettext("Game given up"), timed_out: gettext("Time is up"), abandoned: gettext("Game abandoned") };
+  let headline = ended[s.status] || gettext("Game over");
+  if (won && playing) headline = gettext("You won!");
+  else if (won) headline = payload.owner ? interpolate(gettext("%(name)s won!"), { name: payload.owner }) : gettext("The guest won!");
   let code = payload.code;
   try { code = (await get(`/api/games/${gameId}/`)).code || code; } catch { /* keep */ }
   replace(els.result,
     h("h2", {}, headline),
-    h("p", {}, `Score ${formatScore(s.score, s.scoring)} · ${s.moves} moves · ${formatTime(s.elapsed())}`),
+    h("p", {}, interpolate(ngettext("Score %(score)s · %(count)s move · %(time)s", "Score %(score)s · %(count)s moves · %(time)s", s.moves),
+      { score: formatScore(s.score, s.scoring), count: formatNumber(s.moves ?? 0), time: formatTime(s.elapsed()) })),
     ghostRace ? h("p", { "data-testid": "ghost-verdict" }, ghostRace.verdict(s.status, s.elapsed())) : null,
-    code ? h("p", {}, "Deal ", h("code", { "data-testid": "deal-code" }, code), " · ",
-      h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(code)}` }, "results on this deal")) : null,
+    code ? h("p", {}, interpolateParts(gettext("Deal %(code)s · %(results)s"), {
+      code: h("code", { "data-testid": "deal-code" }, code),
+      results: h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(code)}` }, gettext("results on this deal")),
+    })) : null,
     h("div", { class: "inline" },
-      h("button", { class: "button primary", type: "button", onclick: newGame }, "New game"),
-      h("a", { class: "button", href: `/replays/${gameId}/`, "data-testid": "replay-link" }, "Replay"),
+      h("button", { class: "button primary", type: "button", onclick: newGame }, gettext("New game")),
+      // Translators: a button: watch the game again, move by move.
+      h("a", { class: "button", href: `/replays/${gameId}/`, "data-testid": "replay-link" }, gettext("Replay")),
       playing && !payload.daily ? h("button", { class: "button", type: "button", "data-testid": "race-ghost",
-        onclick: () => raceGhost(gameId) }, "Race your ghost") : null,
-      h("a", { class: "button", href: "/" }, "Lobby")));
+        onclick: () => raceGhost(gameId) }, gettext("Race your ghost")) : null,
+      h("a", { class: "button", href: "/" }, gettext("Lobby"))));
   els.result.hidden = false;
   els.result.classList.toggle("won", won);
   els.board.classList.toggle("won", won);

@@ -1,6 +1,7 @@
 // Leaderboards: the daily deal, Vegas cumulative balances, one deal, races.
 import { ApiError, currentUser, get, getOptional, post } from "../api.js";
 import { lineChart } from "../charts.js";
+import { formatNumber, gettext, interpolate, interpolateParts, pgettext } from "../i18n.js";
 import { $, $$, formatBalance, formatScore, formatTime, h, playerLink, replace, toast } from "../util.js";
 
 const PAGE = 25;
@@ -15,25 +16,34 @@ const state = {
 };
 let me = null;
 
-const STATUS = { won: "Won", live: "Playing", resigned: "Gave up", timed_out: "Out of time", abandoned: "Abandoned" };
+const STATUS = {
+  won: pgettext("result", "Won"), live: pgettext("result", "Playing"), resigned: pgettext("result", "Gave up"),
+  timed_out: pgettext("result", "Out of time"), abandoned: pgettext("result", "Abandoned"),
+};
+
+const number = (value) => (value === null || value === undefined ? "–" : formatNumber(value));
 
 function columns(tab) {
+  // Translators: column headers of the leaderboards' tables.
+  const rank = [gettext("Rank"), (r) => number(r.rank), "num"];
+  const player = [gettext("Player"), (r) => playerLink(r.player)];
   if (tab === "vegas") {
-    return [["Rank", (r) => r.rank, "num"], ["Player", (r) => playerLink(r.player)],
-      ["Balance", (r) => formatBalance(r.balance), "num"], ["Games", (r) => r.games, "num"]];
+    return [rank, player, [gettext("Balance"), (r) => formatBalance(r.balance), "num"], [gettext("Games"), (r) => number(r.games), "num"]];
   }
   if (tab === "races") {
-    return [["Rank", (r) => r.rank, "num"], ["Player", (r) => playerLink(r.player)],
-      ["Rating", (r) => Math.round(r.rating), "num"], ["±", (r) => Math.round(2 * r.rd), "num"],
-      ["Races", (r) => r.races, "num"]];
+    return [rank, player,
+      [gettext("Rating"), (r) => number(Math.round(r.rating)), "num"], ["±", (r) => number(Math.round(2 * r.rd)), "num"],
+      [gettext("Races"), (r) => number(r.races), "num"]];
   }
-  return [["Rank", (r) => r.rank, "num"], ["Player", (r) => playerLink(r.player)],
-    ["Result", (r) => STATUS[r.status] || r.status], ["Score", (r) => formatScore(r.score, r.scoring), "num"],
-    ["Time", (r) => (r.seconds === null || r.seconds === undefined ? "–" : formatTime(r.seconds)), "num"],
-    ["Moves", (r) => r.moves, "num"], ["Home", (r) => `${r.foundation_count}/52`, "num"],
+  return [rank, player,
+    [gettext("Result"), (r) => STATUS[r.status] || r.status], [gettext("Score"), (r) => formatScore(r.score, r.scoring), "num"],
+    [gettext("Time"), (r) => (r.seconds === null || r.seconds === undefined ? "–" : formatTime(r.seconds)), "num"],
+    [gettext("Moves"), (r) => number(r.moves), "num"],
+    // Translators: a column header: cards put up on the foundations ("12/52").
+    [gettext("Home"), (r) => `${number(r.foundation_count)}/52`, "num"],
     // A daily deal's results replay (and race as ghosts) once its day is over: its code shows then.
-    ["", (r) => (r.game && r.status !== "live" && (tab !== "daily" || r.code_revealed) ? [h("a", { href: `/replays/${r.game}/` }, "replay"), " · ",
-      h("button", { class: "link-button", type: "button", "data-ghost": r.game }, "race its ghost")] : "")]];
+    ["", (r) => (r.game && r.status !== "live" && (tab !== "daily" || r.code_revealed) ? [h("a", { href: `/replays/${r.game}/` }, pgettext("link", "replay")), " · ",
+      h("button", { class: "link-button", type: "button", "data-ghost": r.game }, gettext("race its ghost"))] : "")]];
 }
 
 function url() {
@@ -48,13 +58,14 @@ function filters() {
   const form = $("#filters");
   const items = [];
   if (state.tab === "daily") {
-    items.push(h("label", {}, "Day", h("input", { type: "date", name: "date", value: state.date })));
-    items.push(h("label", {}, "Draw", h("select", { name: "draw" },
-      h("option", { value: "1", selected: state.draw === "1" }, "One"),
-      h("option", { value: "3", selected: state.draw === "3" }, "Three"))));
+    items.push(h("label", {}, gettext("Day"), h("input", { type: "date", name: "date", value: state.date })));
+    // Translators: a filter of the daily leaderboard: Draw one or Draw three.
+    items.push(h("label", {}, pgettext("filter", "Draw"), h("select", { name: "draw" },
+      h("option", { value: "1", selected: state.draw === "1" }, pgettext("draw", "One")),
+      h("option", { value: "3", selected: state.draw === "3" }, pgettext("draw", "Three")))));
   } else if (state.tab === "deal") {
-    items.push(h("label", {}, "Deal code", h("input", { name: "code", value: state.code, placeholder: "KL1-D1N-AAAAAAG", spellcheck: "false", autocomplete: "off" })));
-    items.push(h("button", { class: "button", type: "submit" }, "Show"));
+    items.push(h("label", {}, gettext("Deal code"), h("input", { name: "code", value: state.code, placeholder: "KL1-D1N-AAAAAAG", spellcheck: "false", autocomplete: "off" })));
+    items.push(h("button", { class: "button", type: "submit" }, gettext("Show")));
   }
   replace(form, items);
   form.hidden = !items.length;
@@ -77,7 +88,7 @@ async function load() {
   const table = $("#table");
   table.setAttribute("aria-busy", "true");
   const target = url();
-  if (!target) { replace(table, h("p", { class: "empty" }, "Enter a deal code to see its results.")); replace($("#pager")); return; }
+  if (!target) { replace(table, h("p", { class: "empty" }, gettext("Enter a deal code to see its results."))); replace($("#pager")); return; }
   let data = null;
   let error = null;
   try { data = await getOptional(target); } catch (err) { error = err; }
@@ -87,14 +98,14 @@ async function load() {
     return;
   }
   const rows = data?.results || [];
-  if (!data) replace(table, h("p", { class: "empty" }, "This leaderboard is not available yet."));
-  else if (!rows.length) replace(table, h("p", { class: "empty" }, "No results yet."));
+  if (!data) replace(table, h("p", { class: "empty" }, gettext("This leaderboard is not available yet.")));
+  else if (!rows.length) replace(table, h("p", { class: "empty" }, gettext("No results yet.")));
   else {
     const cols = columns(state.tab);
     const scoring = data.scoring || "normal";
     replace(table,
-      data.code ? h("p", { class: "muted" }, "Deal ", h("code", {}, data.code)) : null,
-      h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Leaderboard" }, h("table", {},
+      data.code ? h("p", { class: "muted" }, interpolateParts(gettext("Deal %(code)s"), { code: h("code", {}, data.code) })) : null,
+      h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": gettext("Leaderboard") }, h("table", {},
         h("thead", {}, h("tr", {}, cols.map(([title, , cls]) => h("th", { scope: "col", class: cls || "" }, title)))),
         h("tbody", {}, rows.map((r) => h("tr", { class: me && r.player === me.username ? "me" : "" },
           cols.map(([, cell, cls]) => h("td", { class: cls || "" }, cell({ scoring, code_revealed: !!data.code, ...r })))))))));
@@ -121,11 +132,14 @@ document.addEventListener("click", async (event) => {
 function pager(count) {
   const nav = $("#pager");
   if (count <= PAGE) { replace(nav); return; }
-  const prev = h("button", { class: "button small", type: "button", disabled: state.offset === 0 }, "Previous");
-  const next = h("button", { class: "button small", type: "button", disabled: state.offset + PAGE >= count }, "Next");
+  const prev = h("button", { class: "button small", type: "button", disabled: state.offset === 0 }, gettext("Previous"));
+  const next = h("button", { class: "button small", type: "button", disabled: state.offset + PAGE >= count }, gettext("Next"));
   prev.addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE); load(); });
   next.addEventListener("click", () => { state.offset += PAGE; load(); });
-  replace(nav, prev, h("span", {}, `${state.offset + 1}–${Math.min(count, state.offset + PAGE)} of ${count}`), next);
+  // Translators: the rows shown of a leaderboard: "26–50 of 132".
+  replace(nav, prev, h("span", {}, interpolate(gettext("%(first)s–%(last)s of %(count)s"), {
+    first: formatNumber(state.offset + 1), last: formatNumber(Math.min(count, state.offset + PAGE)), count: formatNumber(count),
+  })), next);
 }
 
 async function vegasMe() {
@@ -134,11 +148,11 @@ async function vegasMe() {
   if (!mine) return;
   const chart = h("div", { class: "chart" });
   replace($("#me-line"),
-    h("p", {}, "Your balance: ", h("strong", {}, formatBalance(mine.balance)),
-      mine.rank ? ` · rank ${mine.rank}` : " · not ranked yet"),
+    h("p", {}, interpolateParts(mine.rank ? gettext("Your balance: %(balance)s · rank %(rank)s")
+      : gettext("Your balance: %(balance)s · not ranked yet"), { balance: h("strong", {}, formatBalance(mine.balance)), rank: formatNumber(mine.rank) })),
     chart);
   lineChart(chart, (mine.history || []).map((p) => ({ x: new Date(p.at), y: p.balance })),
-    { title: "Your Vegas balance over time", format: formatBalance, zero: true, emptyText: "Play a Vegas game to start your balance." });
+    { title: gettext("Your Vegas balance over time"), format: formatBalance, zero: true, emptyText: gettext("Play a Vegas game to start your balance.") });
 }
 
 $("#filters").addEventListener("change", (e) => {

@@ -8,8 +8,9 @@
 import { currentUser, get, post } from "../api.js";
 import { Board, normalizeView } from "../board.js";
 import { GameSession } from "../game-session.js";
+import { formatNumber, gettext, interpolate, interpolateParts, language, ngettext, pgettext } from "../i18n.js";
 import { Channel, showStatus } from "../socket.js";
-import { $, announce, confirmButton, formatScore, formatTime, h, modeName, playerLink, replace, toast } from "../util.js";
+import { $, announce, confirmButton, formatScore, formatTime, h, homeText, modeName, playerLink, replace, toast } from "../util.js";
 
 const raceId = document.body.dataset.raceId;
 const els = {
@@ -27,6 +28,14 @@ let offset = 0;               // server clock minus ours, in ms
 let mine = null;              // {gameId, session, board}
 const boards = new Map();     // game id → {player, board, el, line, seq, view, score, moves, status, delayed}
 let lastPhase = null;
+
+// A racer's state, on the tag over their board.
+const RACER_STATUS = {
+  live: pgettext("racer", "racing"), won: pgettext("racer", "won"), resigned: pgettext("racer", "gave up"),
+  timed_out: pgettext("racer", "out of time"), abandoned: pgettext("racer", "abandoned"),
+};
+
+function capitalize(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
 
 function now() { return Date.now() + offset; }
 
@@ -48,7 +57,7 @@ async function main() {
     onMessage: receive,
     onStatus: (status) => {
       showStatus(els.connection, status);
-      if (status === "gone") els.phase.textContent = "There is no such race.";
+      if (status === "gone") els.phase.textContent = gettext("There is no such race.");
     },
   });
   channel.connect();
@@ -114,7 +123,7 @@ function receive(message) {
     case "snapshot": snapshot(message); break;
     case "event": event(message); break;
     case "view": viewChanged(message); break;
-    case "watchers": els.watchers.textContent = String(message.count); break;
+    case "watchers": els.watchers.textContent = formatNumber(message.count); break;
     case "error": els.error.textContent = message.detail || message.error; break;
     default: break;
   }
@@ -124,15 +133,15 @@ function receive(message) {
 
 function showRace() {
   const phase = phaseOf(race);
-  els.title.textContent = `${race.host}'s race · ${modeName(race.draw, race.scoring)}`;
-  document.title = `${race.host}'s race · Klondike`;
+  els.title.textContent = interpolate(gettext("%(name)s's race · %(mode)s"), { name: race.host, mode: modeName(race.draw, race.scoring) });
+  document.title = interpolate(gettext("%(name)s's race · Klondike"), { name: race.host });
   const entry = myEntry();
   document.body.classList.toggle("spectating", !entry);
   // Players and ready flags (before the start); results at the end.
   els.lobby.hidden = !(phase === "open" || phase === "cancelled");
   replace(els.players, race.entries.map((e) => h("li", { "data-player": e.player },
-    h("span", {}, playerLink(e.player), e.player === race.host ? h("span", { class: "muted" }, " (host)") : null),
-    h("span", { class: e.ready ? "ready-yes" : "ready-no" }, e.ready ? "Ready" : "Not ready"))));
+    h("span", {}, playerLink(e.player), e.player === race.host ? h("span", { class: "muted" }, ` ${gettext("(host)")}`) : null),
+    h("span", { class: e.ready ? "ready-yes" : "ready-no" }, e.ready ? gettext("Ready") : gettext("Not ready")))));
   showActions(phase, entry);
   showFairness(phase, entry);
   // Boards: mine over its game socket; the others from this socket.
@@ -150,14 +159,14 @@ function showRace() {
 
 /** Rated or not, open boards or fair; while a fair race runs, what "?" means. */
 function showFairness(phase, entry) {
-  els.kind.textContent = race.open_boards ? "Open boards: every card is shown live (unrated)"
-    : race.rated ? "Rated race" : "Unrated race";
+  els.kind.textContent = race.open_boards ? gettext("Open boards: every card is shown live (unrated)")
+    : race.rated ? gettext("Rated race") : gettext("Unrated race");
   els.kind.dataset.openBoards = String(!!race.open_boards);
   const running = phase === "countdown" || phase === "running";
   els.legend.hidden = !running || !!race.open_boards;
   els.legendText.textContent = entry?.status === "live"
-    ? "A card marked ? is face up on that board, but you have not seen it yet in your own game: it is named as soon as you turn it up."
-    : "A card marked ? is face up on that board, but not every racer still playing has seen it yet: it is named once they all have.";
+    ? gettext("A card marked ? is face up on that board, but you have not seen it yet in your own game: it is named as soon as you turn it up.")
+    : gettext("A card marked ? is face up on that board, but not every racer still playing has seen it yet: it is named once they all have.");
 }
 
 function showActions(phase, entry) {
@@ -165,19 +174,24 @@ function showActions(phase, entry) {
   const actions = [];
   if (phase === "open") {
     if (!me) {
-      actions.push(h("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}` }, "Log in to race"));
+      actions.push(h("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}` }, gettext("Log in to race")));
     } else if (!entry) {
-      if (race.entries.length < race.max_players) actions.push(button("Join race", "primary", () => post(`/api/races/${raceId}/join`)));
-      else actions.push(h("p", { class: "muted" }, "This race is full."));
+      if (race.entries.length < race.max_players) actions.push(button(gettext("Join race"), "primary", () => post(`/api/races/${raceId}/join`)));
+      else actions.push(h("p", { class: "muted" }, gettext("This race is full.")));
     } else {
-      const ready = button(entry.ready ? "Not ready" : "I'm ready", entry.ready ? "" : "primary",
+      const ready = button(entry.ready ? gettext("Not ready") : gettext("I'm ready"), entry.ready ? "" : "primary",
         () => post(`/api/races/${raceId}/ready`, { ready: !entry.ready }));
       ready.setAttribute("aria-pressed", String(entry.ready));
-      actions.push(ready, button("Leave", "ghost", () => post(`/api/races/${raceId}/leave`)));
+      // Translators: a button: leave a race before it starts.
+      actions.push(ready, button(gettext("Leave"), "ghost", () => post(`/api/races/${raceId}/leave`)));
     }
-    actions.push(h("p", { class: "muted" }, `${race.entries.length}/${race.max_players} players · ${formatTime(race.time_limit)} on the clock · starts when everyone (two or more) is ready`));
+    actions.push(h("p", { class: "muted" }, interpolate(ngettext(
+      "%(count)s/%(max)s player · %(time)s on the clock · starts when everyone (two or more) is ready",
+      "%(count)s/%(max)s players · %(time)s on the clock · starts when everyone (two or more) is ready", race.max_players),
+    { count: formatNumber(race.entries.length), max: formatNumber(race.max_players), time: formatTime(race.time_limit) })));
   } else if (phase === "cancelled") {
-    actions.push(h("p", {}, "This race was cancelled. ", h("a", { href: "/" }, "Back to the lobby")));
+    actions.push(h("p", {}, interpolateParts(gettext("This race was cancelled. %(link)s"),
+      { link: h("a", { href: "/" }, gettext("Back to the lobby")) })));
   }
   replace(els.actions, actions);
 }
@@ -196,26 +210,27 @@ function tick() {
   if (!race) return;
   const phase = phaseOf(race);
   const texts = {
-    open: `Waiting for players (${race.entries.length}/${race.max_players})`,
-    countdown: "Get ready…",
-    running: myEntry() ? "Race on!" : "Racing",
-    finished: "Finished",
-    cancelled: "Cancelled",
+    open: interpolate(gettext("Waiting for players (%(count)s/%(max)s)"),
+      { count: formatNumber(race.entries.length), max: formatNumber(race.max_players) }),
+    countdown: gettext("Get ready…"),
+    running: myEntry() ? gettext("Race on!") : gettext("Racing"),
+    finished: pgettext("race", "Finished"),
+    cancelled: pgettext("race", "Cancelled"),
   };
   els.phase.textContent = texts[phase] || phase;
   els.phase.dataset.phase = phase;
   els.clock.classList.toggle("countdown", phase === "countdown");
   if (phase === "countdown") {
-    els.clock.textContent = String(Math.max(1, Math.ceil((Date.parse(race.starts_at) - now()) / 1000)));
+    els.clock.textContent = formatNumber(Math.max(1, Math.ceil((Date.parse(race.starts_at) - now()) / 1000)));
   } else if (phase === "running") {
     els.clock.textContent = formatTime((Date.parse(race.ends_at) - now()) / 1000);
   } else {
     els.clock.textContent = "";
   }
   if (phase !== lastPhase) {
-    if (phase === "countdown") announce("Everyone is ready: the race starts in five seconds.");
-    if (phase === "running") { announce("Go!"); if (mine) mine.board.root.querySelector("[tabindex='0']")?.focus({ preventScroll: true }); }
-    if (phase === "finished") announce("The race is over.");
+    if (phase === "countdown") announce(gettext("Everyone is ready: the race starts in five seconds."));
+    if (phase === "running") { announce(gettext("Go!")); if (mine) mine.board.root.querySelector("[tabindex='0']")?.focus({ preventScroll: true }); }
+    if (phase === "finished") announce(gettext("The race is over."));
     lastPhase = phase;
   }
 }
@@ -237,22 +252,23 @@ function openMyGame(gameId) {
       els.board.dataset.pending = String(s.pending.length);
       const view = s.shown();
       els.score.textContent = formatScore(s.score ?? view?.score, s.scoring);
-      els.moves.textContent = String(s.moves ?? 0);
-      els.home.textContent = String(view?.foundation_count ?? 0);
+      els.moves.textContent = formatNumber(s.moves ?? 0);
+      els.home.textContent = formatNumber(view?.foundation_count ?? 0);
       els.undo.disabled = !s.live || !s.view?.can_undo;
       els.resign.disabled = !s.live;
     },
     onRefused: (error, action) => {
       const reason = error.detail || error.error;
-      els.message.textContent = action?.move?.card ? `${session.describe(action.move)} refused: ${reason}` : reason;
+      els.message.textContent = action?.move?.card
+        ? interpolate(gettext("%(action)s refused: %(reason)s"), { action: capitalize(session.describe(action.move)), reason }) : reason;
       els.message.dataset.kind = "error";
-      announce(`Refused: ${reason}`);
+      announce(interpolate(gettext("Refused: %(reason)s"), { reason }));
     },
     onStatus: (status) => showStatus(els.connection, status),
   });
   mine = { gameId, session, board };
   els.undo.addEventListener("click", () => session.undo());
-  confirmButton(els.resign, "Really give up?", () => session.resign());
+  confirmButton(els.resign, gettext("Really give up?"), () => session.resign());
   session.start();
 }
 
@@ -260,8 +276,8 @@ function ensureBoard(gameId, player) {
   if (boards.has(gameId)) return boards.get(gameId);
   const root = h("div", { class: "board-holder" });
   const line = h("p", { class: "line", "aria-live": "off" });
-  const el = h("article", { class: "opponent", "data-player": player, "aria-label": `${player}'s board` },
-    h("h3", {}, playerLink(player), h("span", { class: "tag live", "data-role": "status" }, "racing")), root, line);
+  const el = h("article", { class: "opponent", "data-player": player, "aria-label": interpolate(gettext("%(name)s's board"), { name: player }) },
+    h("h3", {}, playerLink(player), h("span", { class: "tag live", "data-role": "status" }, RACER_STATUS.live)), root, line);
   els.opponents.append(el);
   const b = { player, el, line, board: new Board(root, { interactive: false, compact: true, name: player }),
     seq: null, view: null, score: 0, moves: 0, status: "live", foundation: 0, delayed: 0, scoring: race.scoring };
@@ -318,12 +334,13 @@ function updateLine(b, entry) {
   }
   const status = entry?.status || b.status || "live";
   const home = b.view?.foundation_count ?? entry?.foundation_count ?? 0;
-  b.line.textContent = `${home}/52 home · score ${formatScore(b.score ?? entry?.score, race?.scoring)} · ${b.moves ?? 0} moves`
-    + (b.delayed ? ` · ${b.delayed} moves behind` : "");
+  const values = { home: homeText(home), score: formatScore(b.score ?? entry?.score, race?.scoring), count: formatNumber(b.moves ?? 0) };
+  b.line.textContent = interpolate(ngettext("%(home)s · score %(score)s · %(count)s move", "%(home)s · score %(score)s · %(count)s moves", b.moves ?? 0), values)
+    + (b.delayed ? ` · ${interpolate(ngettext("%(count)s move behind", "%(count)s moves behind", b.delayed), { count: formatNumber(b.delayed) })}` : "");
   b.el.dataset.seq = String(b.seq ?? "");
   b.el.dataset.moves = String(b.moves ?? 0);
   const tag = b.el.querySelector("[data-role=status]");
-  tag.textContent = { live: "racing", won: "won", resigned: "gave up", timed_out: "out of time" }[status] || status;
+  tag.textContent = RACER_STATUS[status] || status;
   tag.classList.toggle("live", status === "live");
 }
 
@@ -333,15 +350,18 @@ function rematchLine() {
   const entry = myEntry();
   if (race.rematch) {
     if (entry) { location.assign(`/races/${race.rematch}/`); return null; }
-    return h("p", { "data-testid": "rematch" }, "The racers are racing again: ",
-      h("a", { href: `/races/${race.rematch}/` }, "watch the rematch"));
+    return h("p", { "data-testid": "rematch" }, interpolateParts(gettext("The racers are racing again: %(link)s"),
+      { link: h("a", { href: `/races/${race.rematch}/` }, gettext("watch the rematch")) }));
   }
   const asked = race.entries.filter((e) => e.rematch).map((e) => e.player);
   const waiting = race.entries.filter((e) => !e.rematch).map((e) => e.player);
-  const note = asked.length ? `Rematch: ${asked.join(", ")} ${asked.length === 1 ? "wants" : "want"} to race again; waiting for ${waiting.join(", ")}.` : "";
+  const names = new Intl.ListFormat(language, { style: "long", type: "conjunction" });
+  const note = asked.length ? interpolate(ngettext("Rematch: %(names)s wants to race again; waiting for %(waiting)s.",
+    "Rematch: %(names)s want to race again; waiting for %(waiting)s.", asked.length),
+  { names: names.format(asked), waiting: names.format(waiting) }) : "";
   if (!entry) return note ? h("p", { class: "muted", "data-testid": "rematch" }, note) : null;
   const ask = h("button", { class: `button ${entry.rematch ? "" : "primary"}`, type: "button" },
-    entry.rematch ? "Rematch asked" : "Rematch");
+    entry.rematch ? gettext("Rematch asked") : gettext("Rematch"));
   ask.addEventListener("click", async () => {
     ask.disabled = true;
     try { raceChanged(await post(`/api/races/${raceId}/rematch`)); } catch (err) {
@@ -353,7 +373,7 @@ function rematchLine() {
   ask.setAttribute("data-testid", "rematch-button");
   ask.disabled = entry.rematch;
   return h("div", { class: "inline", "data-testid": "rematch" }, ask,
-    h("p", { class: "muted", role: "status" }, note || "Same players, a new deal: everyone confirms with one click."));
+    h("p", { class: "muted", role: "status" }, note || gettext("Same players, a new deal: everyone confirms with one click.")));
 }
 
 function showResults() {
@@ -361,23 +381,28 @@ function showResults() {
   const rows = [...race.entries].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
   const me_ = me?.username;
   replace(els.resultsBody,
-    h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Race results" }, h("table", { "data-testid": "race-results" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Player"),
-        h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "num" }, "Home"),
-        h("th", { scope: "col", class: "num" }, "Score"), h("th", { scope: "col", class: "num" }, "Moves"))),
+    h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": gettext("Race results") }, h("table", { "data-testid": "race-results" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, gettext("Rank")), h("th", { scope: "col" }, gettext("Player")),
+        h("th", { scope: "col" }, gettext("Result")), h("th", { scope: "col", class: "num" }, gettext("Home")),
+        h("th", { scope: "col", class: "num" }, gettext("Score")), h("th", { scope: "col", class: "num" }, gettext("Moves")))),
       h("tbody", {}, rows.map((e) => h("tr", { class: e.player === me_ ? "me" : "" },
-        h("td", {}, e.rank ?? "–"), h("td", {}, playerLink(e.player)),
-        h("td", {}, e.won ? `Won in ${formatTime(e.seconds)}` : { resigned: "Gave up", timed_out: "Out of time" }[e.status] || e.status || "–"),
-        h("td", { class: "num" }, `${e.foundation_count}/52`),
+        h("td", {}, e.rank === null || e.rank === undefined ? "–" : formatNumber(e.rank)), h("td", {}, playerLink(e.player)),
+        h("td", {}, e.won ? interpolate(gettext("Won in %(time)s"), { time: formatTime(e.seconds) })
+          : { resigned: pgettext("result", "Gave up"), timed_out: pgettext("result", "Out of time") }[e.status] || e.status || "–"),
+        h("td", { class: "num" }, `${formatNumber(e.foundation_count ?? 0)}/52`),
         h("td", { class: "num" }, formatScore(e.score, race.scoring)),
-        h("td", { class: "num" }, e.moves)))))),
-    race.code ? h("p", {}, "The deal was ", h("code", {}, race.code), ". ",
-      h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(race.code)}` }, "Results on this deal"), " · ",
-      h("a", { href: `/races/${raceId}/replay/`, "data-testid": "race-replay-link" }, "Replay the race")) : null,
+        h("td", { class: "num" }, formatNumber(e.moves ?? 0))))))),
+    race.code ? h("p", {}, interpolateParts(gettext("The deal was %(code)s. %(results)s · %(replay)s"), {
+      code: h("code", {}, race.code),
+      results: h("a", { href: `/leaderboards/?tab=deal&code=${encodeURIComponent(race.code)}` }, gettext("Results on this deal")),
+      replay: h("a", { href: `/races/${raceId}/replay/`, "data-testid": "race-replay-link" }, gettext("Replay the race")),
+    })) : null,
     rematchLine(),
-    h("p", {}, h("a", { class: "button", href: "/" }, "Back to the lobby")));
+    h("p", {}, h("a", { class: "button", href: "/" }, gettext("Back to the lobby"))));
   const entry = myEntry();
-  if (entry && lastPhase !== "finished") toast(entry.rank === 1 ? "You won the race!" : `You finished #${entry.rank}`, "success");
+  if (entry && lastPhase !== "finished") {
+    toast(entry.rank === 1 ? gettext("You won the race!") : interpolate(gettext("You finished #%(rank)s"), { rank: formatNumber(entry.rank) }), "success");
+  }
 }
 
 main();

@@ -1,6 +1,7 @@
 // A forgotten password (ask for a link; choose a new password with it) and an email
 // address's verification link. The links come by mail; the pages post them to the API.
 import { ApiError, post } from "../api.js";
+import { gettext } from "../i18n.js";
 import { $, h, replace } from "../util.js";
 
 const page = document.body.dataset.recovery;
@@ -28,14 +29,14 @@ async function submit(event) {
   try {
     if (page === "forgot") {
       const email = form.email.value.trim();
-      if (!email) throw new Error("Enter your email address.");
+      if (!email) throw new Error(gettext("Enter your email address."));
       finish((await post("/api/accounts/password-reset", { email })).detail, ".");
     } else {
       const [uid, token] = [link.get("uid") || "", link.get("token") || ""];
       const answer = await post("/api/accounts/password-reset/confirm", {
         uid, token, new_password: form.new_password.value, keep_tokens: form.keep_tokens.checked,
       });
-      finish(answer.detail, ". ", h("a", { href: "/login/" }, "Log in"));
+      finish(answer.detail, ". ", h("a", { href: "/login/" }, gettext("Log in")));
     }
   } catch (err) {
     failed(err);
@@ -46,7 +47,7 @@ async function submit(event) {
 
 if (page === "verify") {
   post("/api/accounts/email/verify", { token: link.get("token") || "" })
-    .then((answer) => finish(answer.detail, ". ", h("a", { href: "/account/" }, "Your account")))
+    .then((answer) => finish(answer.detail, ". ", h("a", { href: "/account/" }, gettext("Your account"))))
     .catch((err) => { done.hidden = true; failed(err); });
 } else {
   form.addEventListener("submit", submit);

@@ -1,0 +1,57 @@
+"""The language a person reads the service in. The switcher's choice lives in the
+language cookie on this device and, for a signed-in player, on the account, so that a
+sign-in on another device (and every email) brings it along. Without a choice the
+browser's Accept-Language decides (Django's LocaleMiddleware)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.http import HttpResponse
+from django.utils import translation
+
+from api.errors import ServiceError
+
+CODES = [code for code, _ in settings.LANGUAGES]
+
+
+def checked(code: Any) -> str:
+    if not isinstance(code, str) or code not in CODES:
+        raise ServiceError("invalid", translation.gettext("language must be one of: %(codes)s")
+                           % {"codes": ", ".join(CODES)})
+    return code
+
+
+def choose(request: Any, response: HttpResponse, code: str) -> None:
+    """The one write of a language choice: this device's cookie, the account's field,
+    and the rest of this request (its answer is already in the new language)."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and user.language != code:
+        get_user_model().objects.filter(pk=user.pk).update(language=code)
+        user.language = code
+    remember(response, code)
+    translation.activate(code)
+
+
+def remember(response: HttpResponse, code: str) -> None:
+    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, code, max_age=settings.LANGUAGE_COOKIE_AGE,
+                        path="/", secure=settings.LANGUAGE_COOKIE_SECURE, httponly=False,
+                        samesite=settings.LANGUAGE_COOKIE_SAMESITE)
+
+
+def signed_in(request: Any, response: HttpResponse, user: Any) -> None:
+    """At sign-in: the account's language becomes this device's; an account with no
+    choice yet takes the language this device was reading."""
+    if user.language:
+        remember(response, user.language)
+        translation.activate(user.language)
+    else:
+        user.language = translation.get_language() or settings.LANGUAGE_CODE
+        get_user_model().objects.filter(pk=user.pk).update(language=user.language)
+
+
+def for_user(user: Any) -> str:
+    """The language to write to a player in (emails)."""
+    return getattr(user, "language", "") or translation.get_language() or settings.LANGUAGE_CODE
