@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 
 from api.texts import localized
@@ -82,6 +83,11 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.warning("no handler for message type %s", message.get("type"))
             return
         async with self.turn:
+            if message["type"] != "websocket.receive":
+                # News from the channel layer, fanned out to every viewer: no sentence
+                # to write, so no language to switch to (bench/i18n.py: a switch costs
+                # about what encoding the event does).
+                return await self.handle_safely(handler, message)
             with translation.override(self.language):
                 await self.handle_safely(handler, message)
 
@@ -103,7 +109,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             if (outage := classify(error)) is not None:
                 return await self.try_again_later(outage, message.get("type", "message"))
             logger.exception("error handling %s", message.get("type"))
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception), translation.override(self.language):
                 await self.send_json({"type": "error", "error": "server_error",
                                       "detail": _("something went wrong on our side; resync with a sync message")})
 
@@ -261,8 +267,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         await super().close(code=code, reason=reason)
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        if content.get("type") == "error" and isinstance(content.get("detail"), Text):
-            content = {**content, "detail": localized(content["detail"])}
+        if content.get("type") == "error" and isinstance(content.get("detail"), (Text, Promise)):
+            with translation.override(self.language):
+                content = {**content, "detail": str(localized(content["detail"]))}
         await self.send(text_data=json.dumps(content, default=str))
 
     def actor(self) -> Actor:
