@@ -160,7 +160,7 @@ def signed_in(request: Request, user: Any, status: int = 200) -> Response:
     """The answer to a sign-in (or sign-up): the session started, and the account's
     language made this device's (accounts.languages)."""
     response = Response(start_session(request, user), status=status)
-    languages.signed_in(request, response, user)
+    languages.signed_in(request, response, user, new_account=status == 201)
     return response
 
 

@@ -41,13 +41,14 @@ def remember(response: HttpResponse, code: str) -> None:
                         samesite=settings.LANGUAGE_COOKIE_SAMESITE)
 
 
-def signed_in(request: Any, response: HttpResponse, user: Any) -> None:
-    """At sign-in: the account's language becomes this device's; an account with no
-    choice yet takes the language this device was reading."""
+def signed_in(request: Any, response: HttpResponse, user: Any, *, new_account: bool = False) -> None:
+    """At sign-in: the account's language becomes this device's. A new account keeps
+    the language it was made in; an older one without a choice stays without (each
+    device then follows its browser)."""
     if user.language:
         remember(response, user.language)
         translation.activate(user.language)
-    else:
+    elif new_account:
         user.language = translation.get_language() or settings.LANGUAGE_CODE
         get_user_model().objects.filter(pk=user.pk).update(language=user.language)
 

@@ -26,8 +26,9 @@ class User(AbstractUser):
     # Set when the account was deleted: its row stays, anonymised, so that other
     # players' races and boards keep their results (accounts.deletion).
     deleted_at = models.DateTimeField(null=True, blank=True)
-    # The language chosen with the switcher ("" until then: the browser's). Sign-in puts
-    # it in the language cookie of the new device; emails are written in it.
+    # The language chosen with the switcher, or the one the account was made in ("" for
+    # older accounts: each browser's). Sign-in puts it in the language cookie of the new
+    # device; emails are written in it.
     language = models.CharField(max_length=8, blank=True, default="", choices=settings.LANGUAGES)
 
     class Meta:

@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from knox.crypto import hash_token
 from knox.settings import CONSTANTS
 
@@ -93,20 +93,22 @@ def revoke(user: Any, token_id: str) -> None:
 
 
 def authenticate(secret: str) -> AccessToken:
-    """The live token this secret opens, with its user; ``TokenRefused`` otherwise."""
+    """The live token this secret opens, with its user; ``TokenRefused`` otherwise.
+    Its detail is lazy: a socket's handshake checks the token before the socket's
+    language is known, and the consumer renders the detail in it."""
     if not secret or len(secret) > SECRET_MAX_LENGTH or not secret.isascii():
-        raise TokenRefused("authentication_failed", _("the token is not valid"))
+        raise TokenRefused("authentication_failed", gettext_lazy("the token is not valid"))
     digest = hash_token(secret)
     for token in AccessToken.objects.filter(token_key=secret[:CONSTANTS.TOKEN_KEY_LENGTH]).select_related("user"):
         if not compare_digest(digest, token.digest):
             continue
         if token.expiry is not None and token.expiry <= timezone.now():
-            raise TokenRefused("token_expired", _("the token has expired: make a new one on your account page"))
+            raise TokenRefused("token_expired", gettext_lazy("the token has expired: make a new one on your account page"))
         if not token.user.is_active:
-            raise TokenRefused("authentication_failed", _("the token is not valid"))
+            raise TokenRefused("authentication_failed", gettext_lazy("the token is not valid"))
         note_use(token)
         return token
-    raise TokenRefused("authentication_failed", _("the token is not valid"))
+    raise TokenRefused("authentication_failed", gettext_lazy("the token is not valid"))
 
 
 def note_use(token: AccessToken) -> None:

@@ -62,6 +62,12 @@ CLOSE_ABUSE = 4429
 CLOSE_RECONNECT = 4012
 
 
+# The channel layer's high-volume news (a move, a count of watchers, a board or lobby
+# change) carries no sentence; every other message is handled in the reader's language.
+FANNED_OUT = frozenset({"game.event", "game.watchers", "racer.event", "race.watchers", "lobby.changed",
+                        "board.changed"})
+
+
 class ProtocolConsumer(AsyncWebsocketConsumer):
     """JSON frames checked against the endpoint's schema (realtime.socket_protocol), a
     per-connection token bucket and error events that never end the connection,
@@ -83,10 +89,10 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.warning("no handler for message type %s", message.get("type"))
             return
         async with self.turn:
-            if message["type"] != "websocket.receive":
-                # News from the channel layer, fanned out to every viewer: no sentence
-                # to write, so no language to switch to (bench/i18n.py: a switch costs
-                # about what encoding the event does).
+            if message["type"] in FANNED_OUT:
+                # News fanned out to every viewer: no sentence to write, so no language
+                # to switch to (bench/i18n.py: a switch costs about what encoding the
+                # event does).
                 return await self.handle_safely(handler, message)
             with translation.override(self.language):
                 await self.handle_safely(handler, message)

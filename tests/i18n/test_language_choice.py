@@ -156,3 +156,13 @@ def test_the_javascript_catalog_is_per_language_and_cached_for_good():
     assert Client().get(f"/i18n/catalog/de/{catalog_version()}.js").status_code == 404
     stale = Client().get("/i18n/catalog/it/0000.js")
     assert stale.status_code == 200 and "immutable" not in stale.get("Cache-Control", "")
+
+
+def test_an_account_without_a_choice_keeps_following_each_browser(account):
+    client = Client()
+    response = client.post("/api/accounts/login", {"username": "lucia", "password": PASSWORD}, content_type=JSON,
+                           HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 200 and "language" not in response.cookies
+    account.refresh_from_db()
+    assert account.language == ""
+    assert page_language(client, HTTP_ACCEPT_LANGUAGE="it") == "it"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from tests.realtime_helpers import WS, make_user, new_game, run, ws_headers
+from tests.realtime_helpers import WS, adb, make_user, new_game, run, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,3 +57,25 @@ def test_an_engine_refusal_over_a_socket_is_translated():
     english = "the stock still has cards: draw them first"
     assert event["error"] == "stock_not_empty" and event["id"] == "r"
     assert event["detail"] == translated("it", english) != english
+
+
+def test_a_refused_token_and_a_revoked_one_are_told_in_the_readers_language():
+    from accounts import tokens
+
+    player, token = make_user("marta")
+
+    async def scenario():
+        refused = WS("/ws/lobby/", headers=[*ws_headers("not-a-token"), (b"accept-language", b"es")])
+        await refused.comm.connect(timeout=5)
+        refusal = await refused.recv_type("error")
+        ws = await WS.open("/ws/lobby/", headers=[*ws_headers(token), (b"accept-language", b"es")])
+        await adb(tokens.revoke_all)(player)
+        revoked = (await ws.recv_until(lambda message: message["type"] == "error"))[0]
+        return refusal, revoked
+
+    refusal, revoked = run(scenario)
+    assert refusal["error"] == "authentication_failed"
+    assert refusal["detail"] == translated("es", "the token is not valid") != "the token is not valid"
+    english = "the token this socket was opened with has been revoked"
+    assert revoked["error"] == "token_revoked"
+    assert revoked["detail"] == translated("es", english) != english
