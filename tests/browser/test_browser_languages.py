@@ -36,6 +36,7 @@ def look(page, path: str, ready: str, language: str, found: list[str]) -> None:
 @pytest.mark.parametrize("language", LOCALES)
 def test_a_reader_of_one_language_meets_no_english(chromium, daphne_server, language):
     stock_deals(scoring="vegas")
+    stock_deals(draw=3, first=9500)
     (alice, _), (bob, _) = player("alice", 1600), player("bob", 1550)
     watched = new_game(alice, DEAL)
     for seq in (1, 2):
@@ -69,6 +70,14 @@ def test_a_reader_of_one_language_meets_no_english(chromium, daphne_server, lang
         page.wait_for_selector("#board[data-seq='1']")
         found += [f"own game: {line}" for line in english_on(page, language)]
         look(page, "/account/", "main form", language, found)
+
+        # …and races against another player, on their own board beside hers.
+        carla, _ = player(f"carla{language}", 1500)
+        newcomer = get_user_model().objects.get(username=f"nuovo{language}")
+        racing = races.start_race_now([newcomer, carla], draw=3, scoring="normal")
+        Race.objects.filter(pk=racing.id).update(starts_at=timezone.now() - timedelta(seconds=1))
+        look(page, f"/races/{racing.id}/", "#my-area:not([hidden]) #board [data-card]", language, found)
+        look(page, f"/races/{racing.id}/", ".opponent [data-card]", language, found)
         errors.check()
     ctx.close()
     assert get_user_model().objects.get(username=f"nuovo{language}").language == language
