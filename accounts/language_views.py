@@ -35,7 +35,7 @@ class LanguageView(APIView):
                    "sentences are in the request's language.",
                    request=LanguageSerializer, responses={200: LanguageSerializer, 400: ErrorSerializer})
     def post(self, request: Request) -> Response:
-        code = languages.checked(validated(LanguageSerializer, request.data)["language"])
+        code = validated(LanguageSerializer, request.data)["language"]
         response = Response({"language": code})
         languages.choose(request, response, code)
         return response

@@ -12,16 +12,7 @@ from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from django.utils import translation
 
-from api.errors import ServiceError
-
 CODES = [code for code, _ in settings.LANGUAGES]
-
-
-def checked(code: Any) -> str:
-    if not isinstance(code, str) or code not in CODES:
-        raise ServiceError("invalid", translation.gettext("language must be one of: %(codes)s")
-                           % {"codes": ", ".join(CODES)})
-    return code
 
 
 def choose(request: Any, response: HttpResponse, code: str) -> None:

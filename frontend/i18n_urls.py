@@ -15,9 +15,11 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
+from accounts.languages import CODES
+
 app_name = "i18n"
 
-LANGUAGE_CODES = {code for code, _ in settings.LANGUAGES}
+CATALOG = JavaScriptCatalog.as_view(domain="djangojs")
 
 
 @functools.cache
@@ -32,10 +34,10 @@ def catalog_version() -> str:
 
 @require_safe
 def javascript_catalog(request: HttpRequest, language: str, version: str) -> HttpResponse:
-    if language not in LANGUAGE_CODES:
+    if language not in CODES:
         raise Http404("no such language")
     with translation.override(language):
-        response = JavaScriptCatalog.as_view(domain="djangojs")(request)
+        response = CATALOG(request)
     if version == catalog_version():
         patch_cache_control(response, public=True, max_age=365 * 24 * 3600, immutable=True)
     return response

@@ -1,6 +1,7 @@
 // Small inline SVG charts: a line chart over time and a bar chart. No library.
 
-import { formatDateTime, formatNumber, gettext, interpolate, language, ngettext } from "./i18n.js";
+import { formatNumber, gettext, interpolate, language, ngettext } from "./i18n.js";
+import { formatDate } from "./util.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -61,7 +62,7 @@ export function lineChart(container, points, options = {}) {
   const isDate = data[0].x instanceof Date;
   const labels = isDate ? [xMin, xMax] : [];
   labels.forEach((x, i) => root.append(svg("text", { x: sx(x), y: H - 8, "text-anchor": i ? "end" : "start" },
-    formatDateTime(new Date(x), false))));
+    formatDate(new Date(x)))));
   const path = data.map((p, i) => `${i ? "L" : "M"}${sx(+p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ");
   if (options.area !== false) {
     const base = sy(Math.max(yMin, Math.min(0, yMax)));
@@ -71,7 +72,7 @@ export function lineChart(container, points, options = {}) {
   if (data.length <= 60) {
     for (const p of data) {
       const dot = svg("circle", { class: "dot", cx: sx(+p.x), cy: sy(p.y), r: 3 });
-      dot.append(svg("title", {}, `${isDate ? formatDateTime(p.x) : formatNumber(p.x)}: ${fmt(p.y)}`));
+      dot.append(svg("title", {}, `${isDate ? formatDate(p.x, true) : formatNumber(p.x)}: ${fmt(p.y)}`));
       root.append(dot);
     }
   }

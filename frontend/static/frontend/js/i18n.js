@@ -23,7 +23,7 @@ export function pgettext(context, text) {
 
 /** interpolate(gettext("%(name)s won"), { name }): named placeholders only (translators reorder them). */
 export function interpolate(format, values) {
-  return format.replace(/%\(([a-z_]+)\)s/g, (whole, key) => (key in values ? String(values[key]) : whole));
+  return interpolateParts(format, values).map(String).join("");
 }
 
 const numbers = new Intl.NumberFormat(language);
@@ -34,18 +34,26 @@ export function formatNumber(n) {
   return Number.isInteger(n) ? numbers.format(n) : decimals.format(n);
 }
 
+// Intl formatters are made once: formatScore runs for every score on a board or a board's page.
+const percents = new Map();
+const dollars = (signDisplay) => new Intl.NumberFormat(language, {
+  style: "currency", currency: "USD", currencyDisplay: "narrowSymbol",
+  maximumFractionDigits: 0, minimumFractionDigits: 0, signDisplay,
+});
+const signedDollars = dollars("exceptZero");
+const plainDollars = dollars("auto");
+
 /** A percentage of 0–1: 42% (en) · 42% (it) · 42 % (es). */
 export function formatPercent(fraction, digits = 0) {
-  return new Intl.NumberFormat(language, { style: "percent", maximumFractionDigits: digits }).format(fraction);
+  if (!percents.has(digits)) {
+    percents.set(digits, new Intl.NumberFormat(language, { style: "percent", maximumFractionDigits: digits }));
+  }
+  return percents.get(digits).format(fraction);
 }
 
-/** Whole dollars in the locale's number format, the currency kept: +$1,208 · +1.208 $. */
+/** Whole dollars in the locale's number format, the currency kept: +$1,208 · +1208 $. */
 export function formatDollars(amount, { signed = true } = {}) {
-  const text = new Intl.NumberFormat(language, {
-    style: "currency", currency: "USD", currencyDisplay: "narrowSymbol",
-    maximumFractionDigits: 0, minimumFractionDigits: 0, signDisplay: signed ? "exceptZero" : "auto",
-  }).format(amount);
-  return text;
+  return (signed ? signedDollars : plainDollars).format(amount);
 }
 
 export function formatDateIn(value, options) {
@@ -65,10 +73,4 @@ export function interpolateParts(format, values) {
   }
   if (last < format.length) parts.push(format.slice(last));
   return parts;
-}
-
-/** A date and time (or only the date) in the page's language: new Date(value).toLocale…String(language). */
-export function formatDateTime(value, withTime = true) {
-  const date = value instanceof Date ? value : new Date(value);
-  return withTime ? date.toLocaleString(language) : date.toLocaleDateString(language);
 }

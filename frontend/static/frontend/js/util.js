@@ -2,7 +2,7 @@
 // nodes (never innerHTML), so a player's name cannot inject markup. Words go through
 // i18n.js (gettext and friends), numbers through its formatNumber / formatDollars.
 
-import { formatDateTime, formatDollars, formatNumber, gettext, interpolate } from "./i18n.js";
+import { formatDollars, formatNumber, gettext, interpolate, language } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -75,11 +75,12 @@ export function homeText(count) {
   return interpolate(gettext("%(count)s/52 home"), { count: formatNumber(count ?? 0) });
 }
 
+/** A date (and time) in the page's language. */
 export function formatDate(value, withTime = false) {
   if (!value) return "";
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return String(value);
-  return formatDateTime(date, withTime);
+  return withTime ? date.toLocaleString(language) : date.toLocaleDateString(language);
 }
 
 let announceTimer = null;

@@ -2,15 +2,15 @@
 // and your personal access tokens (make, list, revoke).
 // The page's requests go with the session: a token cannot manage the account.
 import { ApiError, api, currentUser, del, get, post } from "../api.js";
-import { formatDateTime, formatNumber, gettext, interpolate, interpolateParts, ngettext } from "../i18n.js";
-import { $, h, replace, toast } from "../util.js";
+import { formatNumber, gettext, interpolate, interpolateParts, ngettext } from "../i18n.js";
+import { $, formatDate, h, replace, toast } from "../util.js";
 
 const list = $("#tokens");
 const form = $("#token-form");
 const error = $("#token-error");
 
 function when(iso) {
-  return iso ? formatDateTime(iso) : "–";
+  return iso ? formatDate(iso, true) : "–";
 }
 
 function expired(token) {
